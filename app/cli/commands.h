@@ -1,0 +1,18 @@
+// Each subcommand of samplescope-cli registers itself here and runs when chosen.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace samplescope::cli {
+
+// A registered subcommand and what it does when chosen (returns the exit status).
+struct Command {
+    CLI::App* app;
+    std::function<int()> run;
+};
+
+Command add_trace_command(CLI::App& app);
+
+}  // namespace samplescope::cli

@@ -1,0 +1,40 @@
+// samplescope-cli: the reference sampler and the batch engine from a shell.
+// Exit status: 0 on success, 2 with one line on stderr for any bad input.
+#include <iostream>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "engine/input_error.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"samplescope-cli: trace how a token is sampled, stage by stage", "samplescope-cli"};
+    app.require_subcommand(1);
+    app.set_help_all_flag("--help-all", "Show every subcommand's help");
+
+    const std::vector<samplescope::cli::Command> commands{
+        samplescope::cli::add_trace_command(app),
+    };
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& help) {
+        return app.exit(help);
+    } catch (const CLI::CallForAllHelp& help) {
+        return app.exit(help);
+    } catch (const CLI::ParseError& error) {
+        std::cerr << "samplescope-cli: " << error.what() << "\n";
+        return 2;
+    }
+    try {
+        for (const auto& command : commands) {
+            if (command.app->parsed()) return command.run();
+        }
+    } catch (const samplescope::InputError& error) {
+        std::cerr << "samplescope-cli: " << error.what() << "\n";
+        return 2;
+    } catch (const std::exception& error) {
+        std::cerr << "samplescope-cli: " << error.what() << "\n";
+        return 1;
+    }
+    return 2;
+}

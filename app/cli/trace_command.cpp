@@ -1,0 +1,45 @@
+#include <iostream>
+#include <memory>
+
+#include "app/cli/commands.h"
+#include "app/request_options.h"
+#include "engine/input_error.h"
+#include "engine/request.h"
+#include "engine/trace_json.h"
+
+namespace samplescope::cli {
+
+Command add_trace_command(CLI::App& app) {
+    auto* command = app.add_subcommand("trace", "Sample one row and print every stage of the pipeline as JSON");
+    auto options = std::make_shared<RequestOptions>();
+    auto steps = std::make_shared<std::int64_t>(1);
+    auto full = std::make_shared<bool>(false);
+    add_request_options(*command, *options);
+    command->add_option("--steps", *steps,
+                        "Sample N tokens as one request, appending each to the output ids; prints a JSON array "
+                        "of N traces when N > 1");
+    command->add_flag("--full", *full, "Also print every stage's logits and probabilities (large at real V)");
+    command->footer(
+        "JSON: token, logprob, u (null when greedy), seed (decimal string), draws_consumed, kept (final ids, "
+        "ascending), probs, cumulative, and stages (name, active, kept_count; kept for the truncation stages).");
+
+    return {command, [options, steps, full]() {
+        const ResolvedRequest input = resolve_request(*options);
+        if (*steps < 1 || *steps > 100000) {
+            throw InputError("steps", "steps must be in [1, 100000], got " + std::to_string(*steps));
+        }
+        Request request(input.params, input.prompt_ids, input.output_ids);
+        request.skip_draws(input.skip_draws);
+        const TraceJsonOptions json_options{*full};
+        if (*steps == 1) {
+            std::cout << trace_to_json(request.step(input.logits), json_options).dump(2) << "\n";
+            return 0;
+        }
+        auto traces = nlohmann::ordered_json::array();
+        for (std::int64_t i = 0; i < *steps; ++i) traces.push_back(trace_to_json(request.step(input.logits), json_options));
+        std::cout << traces.dump(2) << "\n";
+        return 0;
+    }};
+}
+
+}  // namespace samplescope::cli

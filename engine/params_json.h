@@ -1,0 +1,28 @@
+// Sampling parameters and history to and from JSON objects whose keys are the
+// parameter table's keys (temperature, top_k, ..., seed as a decimal string,
+// prompt_ids, output_ids, skip_draws).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/sampling_params.h"
+
+namespace samplescope {
+
+struct RowRequest {
+    SamplingParams params;
+    std::vector<std::int64_t> prompt_ids;
+    std::vector<std::int64_t> output_ids;
+    std::uint64_t skip_draws = 0;
+};
+
+// Throws InputError naming the key (and `where`, e.g. "row 3") for an unknown
+// key, a wrong type or an invalid value.
+RowRequest row_request_from_json(const nlohmann::json& object, const std::string& where);
+
+nlohmann::ordered_json params_to_json(const SamplingParams& params);
+
+}  // namespace samplescope
