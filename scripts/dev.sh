@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The two README commands. `app`: install what is missing, build, open the
+# visualiser on its built-in example. `test`: install, build, run every test.
+# Both are idempotent: a second run installs nothing and rebuilds only changes.
+# SAMPLESCOPE_CMAKE_ARGS adds configure flags (CI passes -DSAMPLESCOPE_WERROR=ON);
+# SAMPLESCOPE_BUILD_DIR picks the build folder (default: build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=${SAMPLESCOPE_BUILD_DIR:-build}
+packages=(cmake make g++ pkg-config qt6-base-dev libqcustomplot-dev libeigen3-dev nlohmann-json3-dev
+          libcli11-dev libbenchmark-dev libgl1-mesa-dev xvfb xauth python3-numpy)
+
+install_missing() {
+    local missing=()
+    for package in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if ((${#missing[@]})); then
+        echo "Installing: ${missing[*]}"
+        local sudo=()
+        [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+        "${sudo[@]}" apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+}
+
+build() {
+    # shellcheck disable=SC2086
+    cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${SAMPLESCOPE_CMAKE_ARGS:-} >/dev/null
+    cmake --build "$build_dir" -j"$(nproc)"
+}
+
+case "${1:-}" in
+    app)
+        install_missing
+        build
+        shift
+        if [ -x "$build_dir/app/samplescope" ]; then
+            if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+                echo "No display found: rendering the window offscreen to $build_dir/samplescope.png instead."
+                QT_QPA_PLATFORM=offscreen "$build_dir/app/samplescope" --screenshot "$build_dir/samplescope.png" "$@"
+                echo "Wrote $build_dir/samplescope.png"
+            else
+                exec "$build_dir/app/samplescope" "$@"
+            fi
+        else
+            echo "The desktop app is not built yet; tracing the contract's worked example with the CLI:"
+            exec "$build_dir/app/samplescope-cli" trace --values "1,3,2,3,-1" --top-k 3 --top-p 0.8 --seed 0
+        fi
+        ;;
+    test)
+        install_missing
+        build
+        ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)"
+        ;;
+    *)
+        echo "usage: scripts/dev.sh app|test" >&2
+        exit 2
+        ;;
+esac
