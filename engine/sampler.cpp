@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "engine/element_math.h"
@@ -49,11 +50,32 @@ SoftmaxSums softmax_over(const Values& logits, const IdList& ids, Values* probs)
     return sums;
 }
 
+// Step 9's numerators over the whole row: e[i] = exp(l[i] - M), 0 for -inf ids.
+// Adding those zeros leaves a sequential sum unchanged, so Z equals the sum over
+// the finite ids in ascending order bit for bit.
+double row_max(const Values& logits) {
+    double m = -std::numeric_limits<double>::infinity();
+    for (const double x : logits) m = std::max(m, x);
+    return m;
+}
+
+double sequential_sum(const Values& values) {
+    double z = 0.0;
+    for (const double v : values) z += v;
+    return z;
+}
+
 IdList finite_ids(const Values& logits) {
-    IdList ids;
-    ids.reserve(logits.size());
+    const auto finite = static_cast<std::size_t>(
+        std::count_if(logits.begin(), logits.end(), [](double x) { return std::isfinite(x); }));
+    IdList ids(finite);
+    if (finite == logits.size()) {
+        std::iota(ids.begin(), ids.end(), 0);
+        return ids;
+    }
+    std::size_t next = 0;
     for (std::size_t i = 0; i < logits.size(); ++i) {
-        if (std::isfinite(logits[i])) ids.push_back(static_cast<std::int32_t>(i));
+        if (std::isfinite(logits[i])) ids[next++] = static_cast<std::int32_t>(i);
     }
     return ids;
 }
@@ -71,6 +93,8 @@ public:
 
         logits_.assign(input_.logits.begin(), input_.logits.end());
         kept_ = finite_ids(logits_);
+        const bool tracing = trace_ != nullptr;
+        if (tracing) refresh_numerators(nullptr);
         record(Stage::Widen, true, /*logits_changed=*/true, /*kept_changed=*/true);
 
         const bool repetition = uses_repetition_penalty(params_);
@@ -79,21 +103,30 @@ public:
                 logits_[id] = apply_repetition_penalty(logits_[id], params_.repetition_penalty);
             }
         }
-        const bool kept_after_repetition = repetition && penalties_left_row_valid("repetition_penalty");
+        const bool kept_after_repetition =
+            repetition && penalised_ids_valid(input_.history.context_ids, "repetition_penalty");
+        if (tracing && repetition) refresh_numerators(&input_.history.context_ids);
         record(Stage::RepetitionPenalty, repetition, repetition, kept_after_repetition);
 
         const bool additive = uses_presence_frequency(params_);
         if (additive) {
+            generated_ids_.reserve(input_.history.output_counts.size());
             for (const auto& [id, count] : input_.history.output_counts) {
                 logits_[id] = apply_presence_frequency(logits_[id], static_cast<double>(count),
                                                        params_.frequency_penalty, params_.presence_penalty);
+                generated_ids_.push_back(id);
             }
         }
-        const bool kept_after_additive = additive && penalties_left_row_valid("presence/frequency penalty");
+        const bool kept_after_additive = additive && penalised_ids_valid(generated_ids_, "presence/frequency penalty");
+        if (tracing && additive) refresh_numerators(&generated_ids_);
         record(Stage::PresenceFrequency, additive, additive, kept_after_additive);
 
         // The reported logprob: log_softmax over all V ids after the penalties.
-        if (!trace_) penalised_ = softmax_over(logits_, kept_, nullptr);
+        if (tracing) {
+            penalised_ = SoftmaxSums{max_logit_, partition_};
+        } else {
+            penalised_ = softmax_over(logits_, kept_, nullptr);
+        }
 
         SampleResult result;
         if (is_greedy(params_)) {
@@ -106,7 +139,10 @@ public:
         if (trace_) record_inactive(Stage::Greedy);
 
         const bool temperature = uses_temperature(params_);
-        if (temperature) scale_by_temperature();
+        if (temperature) {
+            scale_by_temperature();
+            if (tracing) refresh_numerators(nullptr);
+        }
         record(Stage::Temperature, temperature, temperature, false);
 
         const bool top_k = uses_top_k(params_, vocab);
@@ -155,29 +191,50 @@ public:
     }
 
 private:
-    // After a penalty: refuse a logit pushed to +inf or NaN, and drop ids pushed
-    // to -inf from the kept set. Returns whether the kept set changed.
-    bool penalties_left_row_valid(const char* penalty) {
+    // After a penalty: refuse a logit it pushed to +inf or NaN, and drop ids it
+    // pushed to -inf from the kept set. Returns whether the kept set changed.
+    bool penalised_ids_valid(const IdList& touched, const char* penalty) {
         bool changed = false;
-        IdList still_finite;
-        still_finite.reserve(kept_.size());
-        for (const auto id : kept_) {
+        for (const auto id : touched) {
             const double x = logits_[id];
             if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) {
                 throw InputError(penalty, std::string(penalty) + " makes the logit of id " + std::to_string(id) +
                                               " " + format_number(x) + "; use a smaller penalty");
             }
-            if (std::isinf(x)) {
-                changed = true;
-            } else {
-                still_finite.push_back(id);
-            }
+            changed = changed || (std::isinf(x) && std::binary_search(kept_.begin(), kept_.end(), id));
         }
-        if (still_finite.empty()) {
+        if (!changed) return false;
+        kept_ = finite_ids(logits_);
+        if (kept_.empty()) {
             throw InputError(penalty, std::string(penalty) + " pushes every logit to -inf: nothing can be sampled");
         }
-        if (changed) kept_ = std::move(still_finite);
-        return changed;
+        return true;
+    }
+
+    // Keeps numerators_ = exp(l - M) for the whole row, with M the row's max and
+    // Z their sequential sum. After a penalty that left M unchanged only the
+    // touched ids need a new exp; every other numerator is the same computation.
+    void refresh_numerators(const IdList* touched) {
+        const double m = row_max(logits_);
+        if (touched && m == max_logit_) {
+            for (const auto id : *touched) numerators_[id] = softmax_numerator(logits_[id], m);
+        } else {
+            numerators_.resize(logits_.size());
+            for (std::size_t i = 0; i < logits_.size(); ++i) numerators_[i] = softmax_numerator(logits_[i], m);
+        }
+        max_logit_ = m;
+        partition_ = sequential_sum(numerators_);
+    }
+
+    // q over the kept set from the whole-row numerators, aligned with kept_.
+    std::shared_ptr<const Values> probs_from_numerators() const {
+        auto probs = std::make_shared<Values>(kept_.size());
+        if (kept_.size() == numerators_.size()) {
+            for (std::size_t i = 0; i < kept_.size(); ++i) (*probs)[i] = numerators_[i] / partition_;
+        } else {
+            for (std::size_t i = 0; i < kept_.size(); ++i) (*probs)[i] = numerators_[kept_[i]] / partition_;
+        }
+        return probs;
     }
 
     std::int32_t argmax() const {
@@ -190,7 +247,12 @@ private:
 
     void scale_by_temperature() {
         const double t = params_.temperature;
-        before_temperature_ = logits_;
+        // The logprob needs the penalised logits; a trace already holds them.
+        if (trace_) {
+            penalised_logits_ = logits_snapshot_;
+        } else {
+            before_temperature_ = logits_;
+        }
         double largest = 0.0;
         for (const auto id : kept_) largest = std::max(largest, std::fabs(logits_[id]));
         for (const auto id : kept_) {
@@ -205,6 +267,7 @@ private:
     }
 
     double logits_before_temperature_at(std::int32_t id) const {
+        if (penalised_logits_) return (*penalised_logits_)[id];
         return before_temperature_.empty() ? logits_[id] : before_temperature_[id];
     }
 
@@ -227,8 +290,9 @@ private:
     void keep_top_p() {
         Values probs;
         softmax_over(logits_, kept_, &probs);
-        Values prob_of_id(logits_.size(), 0.0);
-        for (std::size_t i = 0; i < kept_.size(); ++i) prob_of_id[kept_[i]] = probs[i];
+        const auto prob_of_id = [&](std::int32_t id) {
+            return probs[static_cast<std::size_t>(std::lower_bound(kept_.begin(), kept_.end(), id) - kept_.begin())];
+        };
 
         const auto by_rank = [this](std::int32_t a, std::int32_t b) {
             return ranks_before(logits_[a], a, logits_[b], b);
@@ -245,13 +309,16 @@ private:
         auto walk_mass = std::make_shared<Values>();
         while (rank < n && !reached) {
             if (rank == ranked_count_) {
+                // Select the next block of the ranking in linear time, then sort only it.
                 const std::size_t grow = std::min(n, std::max<std::size_t>(64, ranked_count_ * 4));
-                std::partial_sort(ranked_.begin() + static_cast<std::ptrdiff_t>(ranked_count_),
-                                  ranked_.begin() + static_cast<std::ptrdiff_t>(grow), ranked_.end(), by_rank);
+                const auto first = ranked_.begin() + static_cast<std::ptrdiff_t>(ranked_count_);
+                const auto last = ranked_.begin() + static_cast<std::ptrdiff_t>(grow);
+                if (grow < n) std::nth_element(first, last, ranked_.end(), by_rank);
+                std::sort(first, last, by_rank);
                 ranked_count_ = grow;
             }
             const std::int32_t id = ranked_[rank];
-            mass += prob_of_id[id];
+            mass += prob_of_id(id);
             ++rank;
             if (trace_) {
                 walk_ids->push_back(id);
@@ -339,10 +406,13 @@ private:
         if (logits_changed || !logits_snapshot_) logits_snapshot_ = std::make_shared<const Values>(logits_);
         if (kept_changed || !kept_snapshot_) kept_snapshot_ = std::make_shared<const IdList>(kept_);
         if (logits_changed || kept_changed || !probs_snapshot_) {
-            auto probs = std::make_shared<Values>();
-            const auto sums = softmax_over(logits_, kept_, probs.get());
-            if (stage <= Stage::PresenceFrequency) penalised_ = sums;
-            probs_snapshot_ = std::move(probs);
+            if (stage <= Stage::Temperature) {
+                probs_snapshot_ = probs_from_numerators();
+            } else {
+                auto probs = std::make_shared<Values>();
+                softmax_over(logits_, kept_, probs.get());
+                probs_snapshot_ = std::move(probs);
+            }
         }
         auto& out = trace_->stages[static_cast<std::size_t>(stage)];
         out = StageTrace{};
@@ -373,11 +443,16 @@ private:
     SampleTrace* trace_;
 
     Values logits_;
-    Values before_temperature_;  // the penalised logits, kept only when temperature changes them
+    Values before_temperature_;  // the penalised logits, kept only when temperature changes them (lean path)
+    std::shared_ptr<const Values> penalised_logits_;  // the same, shared from the trace
     IdList kept_;
     IdList ranked_;               // kept ids in rank order; the first ranked_count_ are sorted
     std::size_t ranked_count_ = 0;
     SoftmaxSums penalised_;
+    IdList generated_ids_;        // the ids presence/frequency touched
+    Values numerators_;           // exp(l - M) over the whole row (traced path only)
+    double max_logit_ = std::numeric_limits<double>::quiet_NaN();
+    double partition_ = 0.0;
 
     double kth_logit_ = 0.0;
     std::size_t crossing_rank_ = 0;
