@@ -208,11 +208,17 @@ private:
                 break;
             default: triggered = is_greedy(params_); break;
         }
-        if (triggered) {
-            greedy_token_ = argmax_lowest_id();
-            kept_ = {greedy_token_};
+        if (!triggered) {
+            record(Stage::Greedy, false, report);
+            return;
         }
-        record(Stage::Greedy, triggered, report);
+        // As the contract's trace: the greedy stage shows the one token; the
+        // skipped stages after it keep showing the set greedy chose from.
+        greedy_token_ = argmax_lowest_id();
+        IdList before{greedy_token_};
+        std::swap(before, kept_);
+        record(Stage::Greedy, true, report);
+        kept_ = std::move(before);
     }
 
     std::int32_t argmax_lowest_id() const {
@@ -294,6 +300,7 @@ private:
         const double logprob = contract_logprob_of(greedy_token_ >= 0 ? greedy_token_ : -1);
         if (greedy_token_ >= 0 && !draw_after_greedy_) {
             // As the contract: the final stages repeat the greedy set, inactive.
+            kept_ = {greedy_token_};
             record(Stage::Softmax, false, StepReport{});
             record(Stage::Draw, false, StepReport{});
             trace.token = greedy_token_;
