@@ -69,6 +69,17 @@ private slots:
         QCOMPARE(view.result()->histogram.ids, (IdList{0, 1}));
     }
 
+    void customPipelineIsDrawn() {
+        EmpiricalHistogramView view;
+        open(view, example_c());
+        view.setPipeline(custom_pipeline("top_p,min_p"));  // HF's order without top-k
+        QCOMPARE(view.pipelineCombo()->currentData().toString(), QStringLiteral("custom"));
+        view.setDraws(5000);
+        QVERIFY(run(view));
+        QCOMPARE(view.result()->trace.pipeline, std::string("custom"));
+        QCOMPARE(view.result()->histogram.ids, (IdList{0, 1, 2}));
+    }
+
     void cancelStopsARun() {
         EmpiricalHistogramView view;
         open(view, example_c());

@@ -132,7 +132,9 @@ private slots:
         QCOMPARE(view.diff()->b.trace.final_kept(), (IdList{0}));  // sequential now
 
         QSignalSpy spy(&view, &PipelineCompareView::paramsChanged);
+        QSignalSpy changed(view.editorA(), &PipelineEditor::pipelineChanged);
         view.editorA()->selectPreset(QStringLiteral("hf"));
+        QCOMPARE(changed.count(), 1);
         auto* button = view.editorA()->findChild<QPushButton*>();
         QVERIFY(button);
         button->click();

@@ -76,7 +76,8 @@ EmpiricalHistogramView::EmpiricalHistogramView(QWidget* parent)
     connect(draw_button_, &QPushButton::clicked, this, &EmpiricalHistogramView::start);
     connect(cancel_button_, &QPushButton::clicked, this, &EmpiricalHistogramView::cancel);
     connect(pipeline_combo_, &QComboBox::currentIndexChanged, this, [this](int index) {
-        if (index >= 0) pipeline_ = preset_pipeline(pipeline_combo_->itemData(index).toString().toStdString());
+        const QString name = index >= 0 ? pipeline_combo_->itemData(index).toString() : QString();
+        if (!name.isEmpty() && name != text(kCustomPipelineName)) pipeline_ = preset_pipeline(name.toStdString());
     });
     connect(&watcher_, &QFutureWatcher<DrawOutcome>::finished, this, [this] {
         poll_->stop();
@@ -112,12 +113,18 @@ void EmpiricalHistogramView::setInput(std::vector<double> logits, std::vector<st
 
 void EmpiricalHistogramView::setPipeline(const Pipeline& pipeline) {
     pipeline_ = pipeline;
-    const int index = pipeline_combo_->findData(QString::fromStdString(pipeline.name));
-    if (index >= 0) {
-        pipeline_combo_->blockSignals(true);
-        pipeline_combo_->setCurrentIndex(index);
-        pipeline_combo_->blockSignals(false);
+    int index = pipeline_combo_->findData(QString::fromStdString(pipeline.name));
+    if (index < 0) {
+        // A custom pipeline: one extra entry stands for it.
+        index = pipeline_combo_->findData(text(kCustomPipelineName));
+        if (index < 0) {
+            pipeline_combo_->addItem(tr("Custom"), text(kCustomPipelineName));
+            index = pipeline_combo_->count() - 1;
+        }
     }
+    pipeline_combo_->blockSignals(true);
+    pipeline_combo_->setCurrentIndex(index);
+    pipeline_combo_->blockSignals(false);
 }
 
 void EmpiricalHistogramView::setDraws(int draws) { draws_->setValue(draws); }

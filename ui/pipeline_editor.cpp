@@ -111,8 +111,12 @@ void PipelineEditor::setPipeline(const Pipeline& pipeline) {
 
 void PipelineEditor::selectPreset(const QString& name) {
     const int index = preset_->findData(name);
-    if (index >= 0) preset_->setCurrentIndex(index);
-    if (index >= 0 && name != text(kCustomPipelineName)) presetChosen(index);
+    if (index < 0) return;
+    if (index == preset_->currentIndex()) {
+        presetChosen(index);  // no signal for an unchanged index
+    } else {
+        preset_->setCurrentIndex(index);
+    }
 }
 
 void PipelineEditor::showPipeline() {
