@@ -15,7 +15,7 @@ namespace samplescope {
 
 // A keep-or-drop decision this close to its threshold gets the "near the
 // boundary" badge: the stacks compute in float32, so an f64 model may disagree
-// with them there (engines.md section 8, note 1).
+// with them there (docs/pipelines.md).
 inline constexpr double kNearBoundary = 1e-6;
 
 // Softmax over `ids` (ascending) at `logits`, aligned with ids: max-subtracted,
