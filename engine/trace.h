@@ -50,7 +50,9 @@ struct SampleTrace {
     std::size_t vocab_size = 0;
     SamplingParams params;         // as given, with the seed that was used filled in
     std::uint64_t seed = 0;
-    std::vector<StageTrace> stages;  // one per Stage, in kStages order
+    // One per Stage in kStages order for the contract's sampler; a pipeline's
+    // trace (engine/pipeline.h) holds its own stages in its own order.
+    std::vector<StageTrace> stages;
 
     std::int32_t token = -1;
     double logprob = 0.0;          // log_softmax over all V ids after the penalties
@@ -61,7 +63,18 @@ struct SampleTrace {
     std::uint64_t draws_before = 0;  // draws the request had consumed before this step
     std::uint64_t draws_consumed = 0;  // and after it
 
-    const StageTrace& stage(Stage s) const { return stages[static_cast<std::size_t>(s)]; }
+    // The stage's trace, found by its Stage (a pipeline's order may differ from kStages).
+    const StageTrace* find_stage(Stage s) const {
+        for (const auto& st : stages) {
+            if (st.stage == s) return &st;
+        }
+        return nullptr;
+    }
+    // Every trace holds Widen, Softmax and Draw; the contract's holds every stage.
+    const StageTrace& stage(Stage s) const {
+        const auto* found = find_stage(s);
+        return found ? *found : stages[static_cast<std::size_t>(s)];
+    }
     // The final kept set, ascending ({token} when greedy).
     const IdList& final_kept() const { return *stage(Stage::Softmax).kept; }
     const Values& final_probs() const { return *stage(Stage::Softmax).probs; }

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "app/cli/commands.h"
+#include "app/cli/pipeline_options.h"
 #include "app/request_options.h"
 #include "engine/input_error.h"
 #include "engine/request.h"
@@ -14,7 +15,12 @@ Command add_trace_command(CLI::App& app) {
     auto options = std::make_shared<RequestOptions>();
     auto steps = std::make_shared<std::int64_t>(1);
     auto full = std::make_shared<bool>(false);
+    auto pipeline_options = std::make_shared<PipelineOptions>();
+    auto engine_defaults = std::make_shared<bool>(false);
     add_request_options(*command, *options);
+    add_pipeline_options(*command, *pipeline_options);
+    command->add_flag("--engine-defaults", *engine_defaults,
+                      "Start from the pipeline's own parameter defaults (flags given still win)");
     command->add_option("--steps", *steps,
                         "Sample N tokens as one request, appending each to the output ids; prints a JSON array "
                         "of N traces when N > 1");
@@ -23,11 +29,14 @@ Command add_trace_command(CLI::App& app) {
         "JSON: token, logprob, u (null when greedy), seed (decimal string), draws_consumed, kept (final ids, "
         "ascending), probs, cumulative, and stages (name, active, kept_count; kept for the truncation stages).");
 
-    return {command, [options, steps, full]() {
-        const ResolvedRequest input = resolve_request(*options);
+    return {command, [options, steps, full, pipeline_options, engine_defaults]() {
+        ResolvedRequest input = resolve_request(*options);
         if (*steps < 1 || *steps > 100000) {
             throw InputError("steps", "steps must be in [1, 100000], got " + std::to_string(*steps));
         }
+        const Pipeline pipeline = resolve_pipeline(*pipeline_options);
+        if (*engine_defaults) apply_engine_defaults(*options, pipeline, input);
+        if (!pipeline.reference) return print_pipeline_trace(pipeline, input, *steps, TraceJsonOptions{*full});
         Request request(input.params, input.prompt_ids, input.output_ids);
         request.skip_draws(input.skip_draws);
         const TraceJsonOptions json_options{*full};

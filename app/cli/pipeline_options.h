@@ -1,0 +1,39 @@
+// The pipeline flags shared by `trace`, `diff` and `histogram`:
+// --pipeline NAME, --stages LIST (for custom), --penalty-last-n N, and
+// --engine-defaults (start from the stack's own parameter defaults).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "app/request_options.h"
+#include "engine/pipeline.h"
+#include "engine/trace_json.h"
+
+namespace samplescope::cli {
+
+struct PipelineOptions {
+    std::string name;    // empty: spec
+    std::string stages;  // for custom
+    std::int64_t penalty_last_n = -1;  // -1: the pipeline's own (64)
+};
+
+// `suffix` distinguishes two pipelines of one command: "-a" gives --pipeline-a, --stages-a.
+void add_pipeline_options(CLI::App& app, PipelineOptions& options, const std::string& suffix = "");
+
+// Throws InputError for an unknown name, a bad stage list or a negative window.
+Pipeline resolve_pipeline(const PipelineOptions& options);
+
+// Every parameter flag the user left out takes the pipeline's own default
+// (engine/pipeline_presets.h engine_defaults); custom pipelines have none.
+void apply_engine_defaults(const RequestOptions& given, const Pipeline& pipeline, ResolvedRequest& request);
+
+// `trace --pipeline NAME` for any pipeline but spec (which the trace command
+// runs as it always did): the trace JSON with the pipeline's own stages, one
+// object, or an array when steps > 1 (each token appended to the output ids).
+int print_pipeline_trace(const Pipeline& pipeline, const ResolvedRequest& input, std::int64_t steps,
+                         const TraceJsonOptions& json_options);
+
+}  // namespace samplescope::cli

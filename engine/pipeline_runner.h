@@ -1,0 +1,29 @@
+// Runs a pipeline (engine/pipeline.h) on one row: the steps in the pipeline's
+// own order, each by its rule, then the contract's draw. `spec` is run by the
+// reference sampler itself (engine/sampler.h trace_step).
+#pragma once
+
+#include <cstdint>
+
+#include "engine/generator.h"
+#include "engine/pipeline.h"
+
+namespace samplescope {
+
+// One step, drawing from `rng` (advanced by the draws taken). `seed` and
+// `draws_before` are recorded only. Throws InputError for a bad row,
+// parameter, history id or pipeline.
+PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& input, Pcg32& rng, std::uint64_t seed,
+                           std::uint64_t draws_before);
+
+// One step of a fresh request: the seed from the params (chosen when absent),
+// `skip_draws` uniforms discarded first.
+PipelineTrace trace_pipeline_once(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t skip_draws = 0);
+
+// The contract's draw (contract section 2, step 11): the first kept id, in
+// ascending id order, whose running sum of q exceeds u; when rounding leaves u
+// at or above the last sum, the largest kept id with q > 0. `cumulative`
+// (optional) receives the running sums.
+std::int32_t inverse_cdf_draw(const IdList& kept, const Values& probs, double u, Values* cumulative, bool& fell_back);
+
+}  // namespace samplescope

@@ -1,0 +1,152 @@
+// Empirical sampling (engine/empirical_sampling.h): the draws are the
+// request's stream, the chi-square test passes for the right q and fails for a
+// wrong one (fixed seeds), and its p-value matches closed forms.
+#include <QtTest>
+
+#include <atomic>
+#include <cmath>
+
+#include "engine/empirical_sampling.h"
+#include "engine/input_error.h"
+#include "engine/pipeline_examples.h"
+#include "engine/pipeline_presets.h"
+#include "engine/pipeline_runner.h"
+
+using namespace samplescope;
+
+namespace {
+
+const PipelineExample& example_c() {
+    for (const auto& e : pipeline_examples()) {
+        if (e.key == "C") return e;
+    }
+    qFatal("no example C");
+}
+
+PipelineInput input_of(const PipelineExample& e, std::uint64_t seed) {
+    PipelineInput input{e.logits, e.params, e.prompt_ids, e.output_ids};
+    input.params.seed = seed;
+    return input;
+}
+
+}  // namespace
+
+class EmpiricalSamplingTest : public QObject {
+    Q_OBJECT
+private slots:
+    void pValueClosedForms() {
+        // df = 2: Q(1, x/2) = exp(-x/2).
+        for (const double x : {0.1, 1.0, 5.991464547107979, 40.0}) {
+            QVERIFY(std::fabs(chi_square_p_value(x, 2) - std::exp(-x / 2)) < 1e-14);
+        }
+        // df = 1: p = erfc(sqrt(x / 2)); 3.841458820694124 is the 5% point.
+        QVERIFY(std::fabs(chi_square_p_value(3.841458820694124, 1) - 0.05) < 1e-12);
+        QCOMPARE(chi_square_p_value(2.0, 0), 1.0);
+        QCOMPARE(chi_square_p_value(INFINITY, 3), 0.0);
+    }
+
+    void drawsAreTheRequestStream() {
+        // The histogram's draws are the stream's consecutive draws: the same as
+        // running the pipeline step after step on one generator.
+        const auto& e = example_c();
+        const Pipeline vllm = preset_pipeline("vllm");
+        const auto result = sample_empirically(vllm, input_of(e, 11), 500, 2);
+        Pcg32 rng = stream(11, kSampleLabel);
+        rng.uniform_f64();
+        rng.uniform_f64();
+        std::map<std::int32_t, std::uint64_t> counts;
+        std::int32_t first = -1;
+        for (int i = 0; i < 500; ++i) {
+            const auto t = run_pipeline(vllm, input_of(e, 11), rng, 11, 0);
+            if (first < 0) first = t.trace.token;
+            ++counts[t.trace.token];
+        }
+        QCOMPARE(first, result.trace.trace.token);
+        for (std::size_t i = 0; i < result.histogram.ids.size(); ++i) {
+            QCOMPARE(result.histogram.counts[i], counts[result.histogram.ids[i]]);
+        }
+        QCOMPARE(result.histogram.draws, std::uint64_t{500});
+    }
+
+    void chiSquarePassesForTheRightQ() {
+        const auto& e = example_c();
+        for (const auto& name : {"vllm", "hf", "sglang", "llamacpp", "flashinfer-joint"}) {
+            for (const std::uint64_t seed : {1U, 2U, 3U}) {
+                const auto result = sample_empirically(preset_pipeline(name), input_of(e, seed), 200000);
+                QVERIFY2(result.test.p_value > 1e-3, name);
+                QVERIFY(std::fabs(result.deviation.z) < 4.0);
+                QCOMPARE(result.test.impossible_draws, std::uint64_t{0});
+            }
+        }
+    }
+
+    void chiSquareFailsForAWrongQ() {
+        // vLLM keeps {0, 1} on example C; HF's q also gives token 2 mass 2/9.
+        const auto& e = example_c();
+        const auto vllm = sample_empirically(preset_pipeline("vllm"), input_of(e, 5), 100000);
+        const auto hf = trace_pipeline_once(preset_pipeline("hf"), input_of(e, 5));
+        const auto test = chi_square_test(vllm.histogram, hf.trace.final_kept(), hf.trace.final_probs());
+        QVERIFY(test.p_value < 1e-12);
+        QCOMPARE(largest_deviation(vllm.histogram, hf.trace.final_kept(), hf.trace.final_probs()).id, 2);
+        // The other way round: HF's draws of token 2 are impossible under vLLM's q.
+        const auto hf_draws = sample_empirically(preset_pipeline("hf"), input_of(e, 5), 10000);
+        const auto reverse = chi_square_test(hf_draws.histogram, vllm.trace.trace.final_kept(),
+                                             vllm.trace.trace.final_probs());
+        QVERIFY(reverse.impossible_draws > 0);
+        QCOMPARE(reverse.p_value, 0.0);
+        QVERIFY(std::isinf(reverse.statistic));
+        // A q off by 1% in one id is found at 10^6 draws.
+        const auto big = sample_empirically(preset_pipeline("vllm"), input_of(e, 9), 1000000);
+        Values nudged = big.histogram.expected;
+        nudged[0] += 0.01;
+        nudged[1] -= 0.01;
+        QVERIFY(chi_square_test(big.histogram, big.histogram.ids, nudged).p_value < 1e-6);
+        QVERIFY(chi_square_test(big.histogram, big.histogram.ids, big.histogram.expected).p_value > 1e-3);
+    }
+
+    void smallExpectedCountsArePooled() {
+        // Ten ids with q ~ 1e-4 at 1000 draws: expected 0.1 each, pooled into one bin.
+        std::vector<double> logits{0, 0};
+        for (int i = 0; i < 10; ++i) logits.push_back(std::log(2e-4));
+        SamplingParams params;
+        params.seed = 4;
+        const auto result = sample_empirically(preset_pipeline("spec"), PipelineInput{logits, params, {}, {}}, 1000);
+        QVERIFY(result.test.bins <= 3);
+        QCOMPARE(result.test.degrees_of_freedom, result.test.bins - 1);
+        QVERIFY(result.test.p_value > 1e-4);
+    }
+
+    void greedyDrawsOneToken() {
+        SamplingParams params;
+        params.temperature = 0.0;
+        params.seed = 1;
+        const std::vector<double> logits{1, 3, 2};
+        const auto result = sample_empirically(preset_pipeline("spec"), PipelineInput{logits, params, {}, {}}, 1000);
+        QCOMPARE(result.histogram.ids, (IdList{1}));
+        QCOMPARE(result.histogram.counts, (std::vector<std::uint64_t>{1000}));
+        QCOMPARE(result.test.p_value, 1.0);
+        QCOMPARE(result.test.degrees_of_freedom, std::size_t{0});
+    }
+
+    void cancelAndProgress() {
+        const auto& e = example_c();
+        std::atomic<bool> cancel{true};
+        std::uint64_t last_progress = 0;
+        const auto result = sample_empirically(
+            preset_pipeline("vllm"), input_of(e, 1), 1000000, 0, [&](std::uint64_t done) { last_progress = done; },
+            &cancel);
+        QVERIFY(result.histogram.cancelled);
+        QCOMPARE(result.histogram.draws, std::uint64_t{65536});
+        QCOMPARE(last_progress, std::uint64_t{65536});
+    }
+
+    void badDrawCounts() {
+        const auto& e = example_c();
+        QVERIFY_THROWS_EXCEPTION(InputError, sample_empirically(preset_pipeline("vllm"), input_of(e, 1), 0));
+        QVERIFY_THROWS_EXCEPTION(InputError,
+                                 sample_empirically(preset_pipeline("vllm"), input_of(e, 1), kMaxDraws + 1));
+    }
+};
+
+QTEST_APPLESS_MAIN(EmpiricalSamplingTest)
+#include "test_empirical_sampling.moc"

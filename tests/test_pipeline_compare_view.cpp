@@ -1,0 +1,166 @@
+// The side-by-side view (ui/pipeline_compare_view.h), offscreen: driving its
+// combo boxes and step list shows the kept sets, per-token probabilities, TV
+// distance and same-token verdict of the engine's own diff.
+#include <QtTest>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QTableWidget>
+
+#include "engine/pipeline_diff.h"
+#include "engine/pipeline_examples.h"
+#include "engine/pipeline_presets.h"
+#include "ui/pipeline_compare_view.h"
+#include "ui/pipeline_editor.h"
+#include "ui/stage_strip.h"
+
+using namespace samplescope;
+
+namespace {
+
+const PipelineExample& example(const std::string& key) {
+    for (const auto& e : pipeline_examples()) {
+        if (e.key == key) return e;
+    }
+    qFatal("no example");
+}
+
+PipelineDiff engine_diff(const Pipeline& a, const Pipeline& b, const PipelineExample& e) {
+    return diff_pipelines(a, b, PipelineInput{e.logits, e.params, e.prompt_ids, e.output_ids});
+}
+
+// The view's table against the engine's diff, row by row.
+void compare_table(const PipelineCompareView& view, const PipelineDiff& expected) {
+    const auto* table = view.table();
+    QCOMPARE(table->rowCount(), static_cast<int>(expected.tokens.size()));
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const auto& token = expected.tokens[static_cast<std::size_t>(row)];
+        QCOMPARE(table->item(row, 0)->text().toInt(), token.id);
+        QCOMPARE(table->item(row, 2)->text(), QString::number(token.prob_a, 'g', 6));
+        QCOMPARE(table->item(row, 3)->text(), QString::number(token.prob_b, 'g', 6));
+    }
+    QVERIFY(view.verdict()->text().contains(QString::number(expected.total_variation, 'g', 6)));
+    QCOMPARE(view.verdict()->text().contains(QStringLiteral("the same token")), expected.same_token);
+}
+
+void select(QComboBox* combo, const QVariant& data) {
+    const int index = combo->findData(data);
+    QVERIFY(index >= 0);
+    combo->setCurrentIndex(index);
+}
+
+}  // namespace
+
+class PipelineCompareViewTest : public QObject {
+    Q_OBJECT
+private slots:
+    void examplesShowTheEnginesDiff() {
+        PipelineCompareView view;
+        for (const auto& e : pipeline_examples()) {
+            view.showExample(e);
+            QVERIFY(view.diff().has_value());
+            const auto expected = engine_diff(preset_pipeline(e.pipeline_a), preset_pipeline(e.pipeline_b), e);
+            QCOMPARE(view.diff()->a.trace.final_kept(), expected.a.trace.final_kept());
+            QCOMPARE(view.diff()->b.trace.final_kept(), expected.b.trace.final_kept());
+            QCOMPARE(view.diff()->total_variation, expected.total_variation);
+            compare_table(view, expected);
+        }
+    }
+
+    void presetComboDrivesTheDiff() {
+        PipelineCompareView view;
+        const auto& e = example("A");
+        view.showExample(e);  // vllm vs sglang: {0,1} vs {0,1,2}
+        QVERIFY(view.keptSummary()->text().contains(QStringLiteral("Only B: {2}")));
+        select(view.editorB()->presetCombo(), QStringLiteral("flashinfer-joint"));
+        QCOMPARE(view.editorB()->pipeline().name, std::string("flashinfer-joint"));
+        const auto expected = engine_diff(preset_pipeline("vllm"), preset_pipeline("flashinfer-joint"), e);
+        QCOMPARE(view.diff()->b.trace.final_kept(), (IdList{0, 1, 2, 3}));
+        QVERIFY(view.keptSummary()->text().contains(QStringLiteral("Only B: {2, 3}")));
+        compare_table(view, expected);
+        // The strips show each pipeline's own order and flags.
+        const auto boxes = view.stripA()->boxTexts();
+        QVERIFY(boxes.join(QLatin1Char('|')).contains(QStringLiteral("tie at the boundary")));
+    }
+
+    void ruleCombosMakeACustomPipeline() {
+        PipelineCompareView view;
+        const auto& e = example("A");
+        view.showExample(e);
+        // B starts as sglang; its top-p rule switched to vLLM's makes the two agree.
+        select(view.editorB()->ruleCombo(Stage::TopP), static_cast<int>(Rule::TopPAscendingCumsum));
+        QCOMPARE(view.editorB()->pipeline().name, std::string("custom"));
+        QCOMPARE(view.diff()->b.trace.final_kept(), (IdList{0, 1}));
+        QCOMPARE(view.diff()->total_variation, 0.0);
+        QVERIFY(view.diff()->same_token);
+        QVERIFY(view.verdict()->text().contains(QStringLiteral("the same token")));
+    }
+
+    void dragOrderAndTicksMakeACustomPipeline() {
+        PipelineCompareView view;
+        const auto& e = example("order");  // spec vs llamacpp
+        view.showExample(e);
+        QCOMPARE(view.diff()->a.trace.final_kept(), (IdList{0, 1, 2, 3}));
+        // Move A's temperature step (row 3 of the spec: rep, pf, greedy, temperature, ...) below top-p.
+        auto* list = view.editorA()->stepList();
+        QCOMPARE(list->item(3)->text(), QStringLiteral("Temperature"));
+        QVERIFY(list->model()->moveRows(QModelIndex(), 3, 1, QModelIndex(), 6));
+        QCOMPARE(view.editorA()->pipeline().name, std::string("custom"));
+        QCOMPARE(step_list(view.editorA()->pipeline()),
+                 std::string("repetition_penalty:context,presence_frequency:output,greedy:contract,top_k:contract,"
+                             "top_p:contract,temperature:divide,min_p:prob"));
+        const auto expected = engine_diff(view.editorA()->pipeline(), preset_pipeline("llamacpp"), e);
+        QCOMPARE(view.diff()->a.trace.final_kept(), (IdList{0, 1, 2}));
+        compare_table(view, expected);
+        // Unticking top-p switches it off: all four are back.
+        for (int row = 0; row < list->count(); ++row) {
+            if (list->item(row)->text() == QStringLiteral("Top-p")) list->item(row)->setCheckState(Qt::Unchecked);
+        }
+        QCOMPARE(view.diff()->a.trace.final_kept(), (IdList{0, 1, 2, 3}));
+        QVERIFY(view.keptSummary()->text().contains(QStringLiteral("ignores top_p")));
+    }
+
+    void jointBoxAndEngineDefaults() {
+        PipelineCompareView view;
+        const auto& e = example("B");
+        view.showExample(e);  // vllm {0} vs sglang {0,1}
+        QVERIFY(view.editorB()->jointBox(Stage::TopP)->isChecked());
+        view.editorB()->jointBox(Stage::TopP)->setChecked(false);
+        QCOMPARE(view.diff()->b.trace.final_kept(), (IdList{0}));  // sequential now
+
+        QSignalSpy spy(&view, &PipelineCompareView::paramsChanged);
+        QSignalSpy changed(view.editorA(), &PipelineEditor::pipelineChanged);
+        view.editorA()->selectPreset(QStringLiteral("hf"));
+        QCOMPARE(changed.count(), 1);
+        auto* button = view.editorA()->findChild<QPushButton*>();
+        QVERIFY(button);
+        button->click();
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(view.params().top_k, std::int64_t{50});
+        QCOMPARE(view.params().seed, e.params.seed);  // the seed is kept
+    }
+
+    void refusedInputShowsOneLine() {
+        PipelineCompareView view;
+        view.setInput({1.0, std::nan("")}, {}, SamplingParams{}, {}, {});
+        QVERIFY(!view.diff().has_value());
+        QVERIFY(view.verdict()->text().contains(QStringLiteral("logit of id 1")));
+        QCOMPARE(view.table()->rowCount(), 0);
+    }
+
+    void screenshot() {
+        const QByteArray dir = qgetenv("SAMPLESCOPE_SCREENSHOT_DIR");
+        if (dir.isEmpty()) QSKIP("set SAMPLESCOPE_SCREENSHOT_DIR to write a screenshot");
+        PipelineCompareView view;
+        view.resize(1200, 820);
+        view.showExample(example("order"));
+        view.show();
+        QVERIFY(view.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/pipeline_compare_view.png")));
+    }
+};
+
+QTEST_MAIN(PipelineCompareViewTest)
+#include "test_pipeline_compare_view.moc"
