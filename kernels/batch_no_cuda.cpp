@@ -1,0 +1,19 @@
+// Built instead of the CUDA backend when nvcc was not found: the engine still
+// answers every question about the GPU, with the reason it cannot use one.
+#include <stdexcept>
+
+#include "kernels/batch_backends.h"
+
+namespace samplescope::batch {
+
+CudaProbe probe_cuda() {
+    CudaProbe probe;
+    probe.reason = "built without CUDA (nvcc was not found when configuring)";
+    return probe;
+}
+
+void run_cuda(const BatchInput&, const BatchOptions&, std::vector<RowResult>&, std::vector<std::uint8_t>&) {
+    throw std::runtime_error("the cuda backend was not built (nvcc was not found when configuring)");
+}
+
+}  // namespace samplescope::batch
