@@ -125,8 +125,7 @@ Verdict compare_kept(const SampleTrace& reference, std::span<const std::int32_t>
 }
 
 Verdict compare_logprob(double reference, double other, double tolerance) {
-    if (reference == other) return Verdict::Equal;
-    return std::fabs(reference - other) <= tolerance ? Verdict::NearTie : Verdict::Mismatch;
+    return std::fabs(reference - other) <= tolerance ? Verdict::Equal : Verdict::Mismatch;
 }
 
 double reference_logprob_of(const SampleTrace& reference, std::int32_t id) {

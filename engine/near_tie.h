@@ -45,6 +45,7 @@ Verdict compare_token(const SampleTrace& reference, std::int32_t token, double d
 Verdict compare_kept(const SampleTrace& reference, std::span<const std::int32_t> kept, double delta,
                      std::vector<std::int32_t>* mismatched = nullptr);
 
+// Logprob: within the mode's tolerance (absolute) counts as equal.
 Verdict compare_logprob(double reference, double other, double tolerance);
 
 // log_softmax over all V ids after the penalties, for any id (the reference's

@@ -25,6 +25,18 @@ void FastRowSampler::collect(std::uint64_t lo, std::uint64_t hi) {
     std::sort(keys_.begin(), keys_.end(), std::greater<>());
 }
 
+FastRowSampler::Selection FastRowSampler::walk_materialised(double target) {
+    double acc = 0.0;
+    for (std::size_t j = 0; j < keys_.size(); ++j) {
+        acc += weight(keys_[j], true);
+        if (acc >= target) {
+            keys_.resize(j + 1);
+            break;
+        }
+    }
+    return {keys_.back(), true};
+}
+
 FastRowSampler::Selection FastRowSampler::select(std::uint64_t lower, bool by_mass, double target) {
     std::uint64_t lo = lower;
     std::uint64_t hi = std::numeric_limits<std::uint64_t>::max();
@@ -114,9 +126,7 @@ void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParam
             if (id == kEmptySlot) continue;
             const double x = table.penalised[s];
             if ((std::isnan(x) || x == HUGE_VAL) && (overflow_id < 0 || id < overflow_id)) overflow_id = id;
-            penalised_[id] = std::isfinite(x) ? static_cast<float>(std::clamp(x, -3.4028234663852886e38,
-                                                                               3.4028234663852886e38))
-                                              : static_cast<float>(x);
+            penalised_[id] = penalised_f32(x);
         }
         if (overflow_id >= 0) return fail(RowError::PenaltyOverflow, overflow_id);
         v = penalised_.data();
@@ -175,7 +185,7 @@ void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParam
                 if (key >= kept.threshold) total += weight(key, true);
             }
         }
-        kept = select(kept.threshold, true, p.top_p * total);
+        kept = kept.materialised ? walk_materialised(p.top_p * total) : select(kept.threshold, true, p.top_p * total);
     }
     std::uint64_t threshold = kept.threshold;
     if (p.uses_min_p()) threshold = std::max(threshold, min_p_threshold(max_logit, p.temperature, p.min_p));

@@ -22,6 +22,8 @@ private:
         bool materialised;         // keys_ holds exactly the kept set, ranked
     };
     Selection select(std::uint64_t lower, bool by_mass, double target);
+    // Top-p over a kept set already held in keys_, in rank order.
+    Selection walk_materialised(double target);
     float weight(std::uint64_t key, bool by_mass) const;
     void collect(std::uint64_t lo, std::uint64_t hi);
 

@@ -39,6 +39,14 @@ SS_HD inline std::uint64_t bucket_high(std::uint64_t hi, int level, std::uint32_
     return bucket_low(hi, level, digit) | (shift == 0 ? 0 : ((1ULL << shift) - 1));
 }
 
+// A penalised f64 logit as the f32 fast path holds it: finite values beyond the
+// f32 range saturate rather than become infinite.
+SS_HD inline float penalised_f32(double x) {
+    if (x != x || x == HUGE_VAL || x == -HUGE_VAL) return static_cast<float>(x);
+    const double limit = 3.4028234663852886e38;
+    return static_cast<float>(x > limit ? limit : (x < -limit ? -limit : x));
+}
+
 // The lowest key of any finite logit: -inf ids fall below it and are never kept.
 SS_HD inline std::uint64_t lowest_finite_key() { return lowest_rank_key_at_least(-3.402823466e38f); }
 

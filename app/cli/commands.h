@@ -14,5 +14,7 @@ struct Command {
 };
 
 Command add_trace_command(CLI::App& app);
+Command add_batch_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 
 }  // namespace samplescope::cli

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
 
     const std::vector<samplescope::cli::Command> commands{
         samplescope::cli::add_trace_command(app),
+        samplescope::cli::add_batch_command(app),
+        samplescope::cli::add_compare_command(app),
     };
 
     try {
