@@ -1,6 +1,6 @@
 #include "kernels/backend_info.h"
 
-#include "kernels/batch_backends.h"
+#include "kernels/cuda_backend.h"
 
 namespace samplescope {
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/batch_engine.h"
+#include "kernels/cuda_backend.h"
 
 namespace samplescope::batch {
 
@@ -14,16 +15,8 @@ namespace samplescope::batch {
 unsigned run_host(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
                   std::vector<std::uint8_t>& mask);
 
-struct CudaProbe {
-    bool compiled = false;   // built with nvcc
-    bool available = false;  // a device answered
-    std::string device;      // its name
-    std::string reason;      // why not, when not
-};
-CudaProbe probe_cuda();
-
-// Throws std::runtime_error naming the CUDA call and its error when one fails.
-void run_cuda(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
-              std::vector<std::uint8_t>& mask);
+// Hands the batch to the CUDA backend (kernels/cuda_backend.h).
+void run_cuda_batch(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
+                    std::vector<std::uint8_t>& mask);
 
 }  // namespace samplescope::batch

@@ -234,7 +234,7 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
 
     const auto start = std::chrono::steady_clock::now();
     if (backend == Backend::Cuda) {
-        run_cuda(input, options, results, output.kept_mask);
+        run_cuda_batch(input, options, results, output.kept_mask);
     } else {
         const unsigned threads = run_host(input, options, results, output.kept_mask);
         output.device = "host twin (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
@@ -257,6 +257,26 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
         output.kept_count[r] = last.kept_count;
     }
     return output;
+}
+
+void run_cuda_batch(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
+                    std::vector<std::uint8_t>& mask) {
+    std::vector<RowParams> params(input.rows);
+    for (std::size_t r = 0; r < input.rows; ++r) params[r] = input.row_params(r);
+    CudaBatch batch;
+    batch.rows = static_cast<std::int64_t>(input.rows);
+    batch.vocab = static_cast<std::int64_t>(input.vocab);
+    batch.logits = input.logits;
+    batch.logits_on_device = input.logits_location == MemoryLocation::Device;
+    batch.params = params.data();
+    batch.prompt_offsets = input.prompt_offsets.data();
+    batch.prompt_ids = input.prompt_ids.data();
+    batch.output_offsets = input.output_offsets.data();
+    batch.output_ids = input.output_ids.data();
+    batch.fast = options.mode == Mode::Fast;
+    batch.kept_mask = options.kept_mask;
+    batch.draws = options.draws;
+    run_cuda(batch, results, mask);
 }
 
 }  // namespace samplescope::batch

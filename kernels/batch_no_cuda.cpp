@@ -2,7 +2,7 @@
 // answers every question about the GPU, with the reason it cannot use one.
 #include <stdexcept>
 
-#include "kernels/batch_backends.h"
+#include "kernels/cuda_backend.h"
 
 namespace samplescope::batch {
 
@@ -12,7 +12,7 @@ CudaProbe probe_cuda() {
     return probe;
 }
 
-void run_cuda(const BatchInput&, const BatchOptions&, std::vector<RowResult>&, std::vector<std::uint8_t>&) {
+void run_cuda(const CudaBatch&, std::vector<RowResult>&, std::vector<std::uint8_t>&) {
     throw std::runtime_error("the cuda backend was not built (nvcc was not found when configuring)");
 }
 
