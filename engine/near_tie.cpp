@@ -67,7 +67,20 @@ bool decision_near_threshold(const SampleTrace& reference, std::int32_t id, doub
         return within_delta(logit_at(greedy, id), logit_at(greedy, reference.token), delta);
     }
     const StageTrace& top_k = reference.stage(Stage::TopK);
-    if (top_k.active && top_k.kth_logit && within_delta(logit_at(top_k, id), *top_k.kth_logit, delta)) return true;
+    if (top_k.active && top_k.kth_logit) {
+        // Dropped: its logit is at the k-th. Kept: the best dropped logit is at its own.
+        const double own = logit_at(top_k, id);
+        if (!top_k.keeps(id)) {
+            if (within_delta(own, *top_k.kth_logit, delta)) return true;
+        } else {
+            const StageTrace& before = reference.stage(Stage::Temperature);
+            double best_dropped = -std::numeric_limits<double>::infinity();
+            for (const auto other : *before.kept) {
+                if (!top_k.keeps(other)) best_dropped = std::max(best_dropped, logit_at(top_k, other));
+            }
+            if (within_delta(own, best_dropped, delta)) return true;
+        }
+    }
     const StageTrace& top_p = reference.stage(Stage::TopP);
     if (top_p.active && top_k.keeps(id) &&
         within_delta(exclusive_prefix_mass(reference, id), reference.params.top_p, delta)) {

@@ -38,8 +38,8 @@ bool within_delta(double a, double b, double delta);
 Verdict compare_token(const SampleTrace& reference, std::int32_t token, double delta);
 
 // Kept set (ascending ids): equal, or every id on which the two disagree has a
-// keep-or-drop decision within delta of its threshold (top-k: its logit against
-// the k-th logit; top-p: its exclusive prefix mass against p; min-p: its q
+// keep-or-drop decision within delta of its threshold (top-k: a dropped id's
+// logit against the k-th logit, a kept id's against the best dropped one; top-p: its exclusive prefix mass against p; min-p: its q
 // against min_p x max q; greedy: its logit against the largest). The ids that
 // are neither go to `mismatched` when given.
 Verdict compare_kept(const SampleTrace& reference, std::span<const std::int32_t> kept, double delta,
