@@ -16,7 +16,8 @@ unsigned run_host(const BatchInput& input, const BatchOptions& options, std::vec
                   std::vector<std::uint8_t>& mask);
 
 // Hands the batch to the CUDA backend (kernels/cuda_backend.h).
-void run_cuda_batch(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
-                    std::vector<std::uint8_t>& mask);
+// Returns the kernels' own time in seconds.
+double run_cuda_batch(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
+                      std::vector<std::uint8_t>& mask);
 
 }  // namespace samplescope::batch

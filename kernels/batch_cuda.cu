@@ -552,7 +552,63 @@ CudaProbe probe_cuda() {
     return probe;
 }
 
-void run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::vector<std::uint8_t>& mask) {
+// CUDA events that destroy themselves.
+class EventPair {
+public:
+    EventPair() {
+        SS_CUDA_CHECK(cudaEventCreate(&start_));
+        const cudaError_t status = cudaEventCreate(&stop_);
+        if (status != cudaSuccess) cudaEventDestroy(start_);
+        check(status, "cudaEventCreate(&stop_)");
+    }
+    ~EventPair() {
+        cudaEventDestroy(start_);
+        cudaEventDestroy(stop_);
+    }
+    EventPair(const EventPair&) = delete;
+    EventPair& operator=(const EventPair&) = delete;
+    void start() { SS_CUDA_CHECK(cudaEventRecord(start_)); }
+    double stop_seconds() {
+        SS_CUDA_CHECK(cudaEventRecord(stop_));
+        SS_CUDA_CHECK(cudaEventSynchronize(stop_));
+        float ms = 0.0f;
+        SS_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+        return static_cast<double>(ms) * 1e-3;
+    }
+
+private:
+    cudaEvent_t start_{};
+    cudaEvent_t stop_{};
+};
+
+float* cuda_upload(const float* host, std::size_t count) {
+    float* device = nullptr;
+    SS_CUDA_CHECK(cudaMalloc(&device, count * sizeof(float)));
+    const cudaError_t status = cudaMemcpy(device, host, count * sizeof(float), cudaMemcpyHostToDevice);
+    if (status != cudaSuccess) cudaFree(device);
+    check(status, "cudaMemcpy(device, host, ...)");
+    return device;
+}
+
+void cuda_free(float* device) {
+    if (device) cudaFree(device);
+}
+
+double cuda_copy_bandwidth(std::size_t bytes) {
+    DeviceArray<unsigned char> from(bytes);
+    DeviceArray<unsigned char> to(bytes);
+    from.fill_bytes(1);
+    SS_CUDA_CHECK(cudaMemcpy(to.get(), from.get(), bytes, cudaMemcpyDeviceToDevice));  // warm up
+    EventPair timer;
+    const int repeats = 20;
+    timer.start();
+    for (int i = 0; i < repeats; ++i) SS_CUDA_CHECK(cudaMemcpy(to.get(), from.get(), bytes, cudaMemcpyDeviceToDevice));
+    const double seconds = timer.stop_seconds();
+    // A copy reads and writes every byte once.
+    return 2.0 * static_cast<double>(bytes) * repeats / seconds;
+}
+
+double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::vector<std::uint8_t>& mask) {
     const std::int64_t rows = batch.rows;
     const std::int64_t vocab = batch.vocab;
     const auto cells = static_cast<std::size_t>(rows * vocab);
@@ -600,6 +656,8 @@ void run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::vect
                   d_table_counts.get(), d_table_penalised.get(), batch.kept_mask ? d_mask.get() : nullptr,
                   batch.draws, d_results.get()};
 
+    EventPair timer;
+    timer.start();
     if (!batch.fast) {
         // Rows in chunks, so the f64 workspace stays near 1 GiB whatever B is.
         const std::int64_t per_row = vocab * static_cast<std::int64_t>(sizeof(double) + 2 * sizeof(std::int32_t));
@@ -614,14 +672,15 @@ void run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::vect
             exact_kernel<<<blocks, threads>>>(b, begin, end, ws_logits.get(), ws_kept.get(), ws_order.get());
             SS_CUDA_CHECK(cudaGetLastError());
         }
-        SS_CUDA_CHECK(cudaDeviceSynchronize());
     } else {
         fast_kernel<<<static_cast<unsigned>(rows), kThreads>>>(b);
         SS_CUDA_CHECK(cudaGetLastError());
-        SS_CUDA_CHECK(cudaDeviceSynchronize());
     }
+    const double kernel_seconds = timer.stop_seconds();
+    SS_CUDA_CHECK(cudaDeviceSynchronize());
     d_results.copy_to(results);
     if (batch.kept_mask) d_mask.copy_to(mask);
+    return kernel_seconds;
 }
 
 }  // namespace samplescope::batch

@@ -175,7 +175,16 @@ void validate_batch(const BatchInput& input) {
         }
         if (input.logits_location != MemoryLocation::Host) continue;
         const float* row = input.logits + r * input.vocab;
+        // A branch-free scan first (it vectorises); the exact message only when it finds something.
+        bool bad = false;
         bool any_finite = false;
+        for (std::size_t i = 0; i < input.vocab; ++i) {
+            const float x = row[i];
+            bad |= !(x < std::numeric_limits<float>::infinity());  // NaN or +inf
+            any_finite |= x > -std::numeric_limits<float>::infinity();
+        }
+        if (!bad && any_finite) continue;
+        any_finite = false;
         for (std::size_t i = 0; i < input.vocab; ++i) {
             const float x = row[i];
             if (std::isnan(x) || x == std::numeric_limits<float>::infinity()) {
@@ -234,13 +243,14 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
 
     const auto start = std::chrono::steady_clock::now();
     if (backend == Backend::Cuda) {
-        run_cuda_batch(input, options, results, output.kept_mask);
+        output.kernel_seconds = run_cuda_batch(input, options, results, output.kept_mask);
     } else {
         const unsigned threads = run_host(input, options, results, output.kept_mask);
         output.device = "host twin (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
     }
     output.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     output.backend = backend;
+    if (backend == Backend::Host) output.kernel_seconds = output.seconds;
 
     throw_first_row_error(results, options.draws, input);
     output.token.resize(results.size());
@@ -259,8 +269,8 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
     return output;
 }
 
-void run_cuda_batch(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
-                    std::vector<std::uint8_t>& mask) {
+double run_cuda_batch(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
+                      std::vector<std::uint8_t>& mask) {
     std::vector<RowParams> params(input.rows);
     for (std::size_t r = 0; r < input.rows; ++r) params[r] = input.row_params(r);
     CudaBatch batch;
@@ -276,7 +286,7 @@ void run_cuda_batch(const BatchInput& input, const BatchOptions& options, std::v
     batch.fast = options.mode == Mode::Fast;
     batch.kept_mask = options.kept_mask;
     batch.draws = options.draws;
-    run_cuda(batch, results, mask);
+    return run_cuda(batch, results, mask);
 }
 
 }  // namespace samplescope::batch

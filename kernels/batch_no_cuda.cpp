@@ -12,8 +12,13 @@ CudaProbe probe_cuda() {
     return probe;
 }
 
-void run_cuda(const CudaBatch&, std::vector<RowResult>&, std::vector<std::uint8_t>&) {
-    throw std::runtime_error("the cuda backend was not built (nvcc was not found when configuring)");
-}
+namespace {
+[[noreturn]] void not_built() { throw std::runtime_error("the cuda backend was not built (nvcc was not found when configuring)"); }
+}  // namespace
+
+double run_cuda(const CudaBatch&, std::vector<RowResult>&, std::vector<std::uint8_t>&) { not_built(); }
+float* cuda_upload(const float*, std::size_t) { not_built(); }
+void cuda_free(float*) {}
+double cuda_copy_bandwidth(std::size_t) { not_built(); }
 
 }  // namespace samplescope::batch

@@ -34,6 +34,14 @@ struct CudaBatch {
 };
 
 // Throws std::runtime_error naming the CUDA call and its error when one fails.
-void run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::vector<std::uint8_t>& mask);
+// Returns the kernels' own time in seconds (CUDA events), without transfers.
+double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::vector<std::uint8_t>& mask);
+
+// For benchmarks and callers whose logits already live on the GPU: a device
+// copy of host floats (freed with cuda_free), and the device's copy bandwidth
+// in bytes per second, measured by device-to-device copies of `bytes` bytes.
+float* cuda_upload(const float* host, std::size_t count);
+void cuda_free(float* device);
+double cuda_copy_bandwidth(std::size_t bytes);
 
 }  // namespace samplescope::batch

@@ -17,7 +17,12 @@ float FastRowSampler::weight(std::uint64_t key, bool by_mass) const {
 
 void FastRowSampler::collect(std::uint64_t lo, std::uint64_t hi) {
     keys_.clear();
+    // The logit half of the key rules most ids out before the id half is built.
+    const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
+    const auto hi32 = static_cast<std::uint32_t>(hi >> 32);
     for (std::int64_t i = 0; i < vocab_; ++i) {
+        const std::uint32_t value_key = order_key(row_[i]);
+        if (value_key < lo32 || value_key > hi32) continue;
         const std::uint64_t key = rank_key(row_[i], static_cast<std::int32_t>(i));
         if (key >= lo && key <= hi) keys_.push_back(key);
     }
@@ -48,7 +53,11 @@ FastRowSampler::Selection FastRowSampler::select(std::uint64_t lower, bool by_ma
         const int buckets = 1 << digit_width(level);
         std::fill(counts_.begin(), counts_.begin() + buckets, 0U);
         std::fill(masses_.begin(), masses_.begin() + buckets, 0.0);
+        const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
+        const auto hi32 = static_cast<std::uint32_t>(hi >> 32);
         for (std::int64_t i = 0; i < vocab_; ++i) {
+            const std::uint32_t value_key = order_key(row_[i]);
+            if (value_key < lo32 || value_key > hi32) continue;
             const std::uint64_t key = rank_key(row_[i], static_cast<std::int32_t>(i));
             if (key < lo || key > hi) continue;
             const std::uint32_t digit = key_digit(key, level);
@@ -132,23 +141,44 @@ void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParam
         v = penalised_.data();
     }
 
-    // Pass 1: the maximum (ties to the lowest id) and the smallest finite logit.
-    float max_logit = -std::numeric_limits<float>::infinity();
-    float min_logit = std::numeric_limits<float>::infinity();
-    std::int32_t argmax = -1;
-    for (std::int64_t i = 0; i < vocab; ++i) {
-        const float x = v[i];
-        if (x > max_logit) {
-            max_logit = x;
-            argmax = static_cast<std::int32_t>(i);
+    // Pass 1: the maximum and the smallest finite logit, in independent lanes so
+    // the compiler vectorises the loop; then the first id holding the maximum.
+    constexpr std::int64_t kLanes = 16;
+    const float inf = std::numeric_limits<float>::infinity();
+    float lane_max[kLanes];
+    float lane_min[kLanes];
+    std::fill(lane_max, lane_max + kLanes, -inf);
+    std::fill(lane_min, lane_min + kLanes, inf);
+    std::int64_t lane_end = 0;
+    for (; lane_end + kLanes <= vocab; lane_end += kLanes) {
+        for (std::int64_t j = 0; j < kLanes; ++j) {
+            const float x = v[lane_end + j];
+            lane_max[j] = x > lane_max[j] ? x : lane_max[j];
+            lane_min[j] = (x < lane_min[j] && x != -inf) ? x : lane_min[j];
         }
-        if (x < min_logit && x != -std::numeric_limits<float>::infinity()) min_logit = x;
     }
-    if (argmax < 0) return fail(RowError::PenaltyEmptiedRow, -1);
+    float max_logit = *std::max_element(lane_max, lane_max + kLanes);
+    float min_logit = *std::min_element(lane_min, lane_min + kLanes);
+    for (std::int64_t t = lane_end; t < vocab; ++t) {
+        max_logit = std::max(max_logit, v[t]);
+        if (v[t] != -inf) min_logit = std::min(min_logit, v[t]);
+    }
+    if (max_logit == -inf) return fail(RowError::PenaltyEmptiedRow, -1);
+    const auto argmax = static_cast<std::int32_t>(std::find(v, v + vocab, max_logit) - v);
 
-    // Pass 2: the logprob's normaliser over all finite ids (f32 terms, f64 sum).
+    // Pass 2: the logprob's normaliser over all finite ids: f32 terms summed in
+    // lanes over short blocks, the block sums in f64.
     double partition = 0.0;
-    for (std::int64_t i = 0; i < vocab; ++i) partition += static_cast<double>(std::exp(v[i] - max_logit));
+    for (std::int64_t start = 0; start < vocab; start += 1024) {
+        const std::int64_t end = std::min(vocab, start + 1024);
+        float lane_sum[kLanes] = {};
+        std::int64_t k = start;
+        for (; k + kLanes <= end; k += kLanes) {
+            for (std::int64_t j = 0; j < kLanes; ++j) lane_sum[j] += exp_nonpositive_f32(v[k + j] - max_logit);
+        }
+        for (; k < end; ++k) lane_sum[0] += exp_nonpositive_f32(v[k] - max_logit);
+        for (const float part : lane_sum) partition += static_cast<double>(part);
+    }
     const double log_partition = std::log(partition);
     const auto logprob_of = [&](std::int32_t id) {
         return static_cast<double>(v[id]) - static_cast<double>(max_logit) - log_partition;
