@@ -30,33 +30,32 @@ bench_status=$?
 set -e
 
 floor_us=$(sed -n 's/.*reading B = 256 logits once takes \([0-9.]*\) us.*/\1/p' "$logs/bench_batch.log")
-every_us=$(sed -n 's/^cuda\/fast\/every-stage\/256 .*us_per_batch=\([0-9.]*\)\(k\?\).*/\1 \2/p' "$logs/bench_batch.log")
-python3 - "$floor_us" "$every_us" "$logs" "$tests_status" "$math_status" "$bench_status" <<'PY'
+echo
+python3 - "$floor_us" "$logs" "$tests_status" "$math_status" "$bench_status" <<'PY'
 import re, sys
-floor, every, logs, tests, math, bench = sys.argv[1:7]
-def us(text):
-    parts = text.split()
-    if not parts:
-        return None
-    value = float(parts[0])
-    return value * 1e3 if len(parts) > 1 and parts[1] == "k" else value
+floor, logs, tests, math, bench = sys.argv[1:6]
+SCALE = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}
+def number(value, suffix):
+    return float(value) * SCALE[suffix]
 tail = lambda name: open(f"{logs}/{name}").read().strip().splitlines()[-2:]
 print("| check | result |")
 print("|---|---|")
 print(f"| test_batch_cuda | {'pass' if tests == '0' else 'FAIL'} ({' '.join(tail('test_batch_cuda.log'))[:120]}) |")
 print(f"| test_kernel_math | {'pass' if math == '0' else 'FAIL'} |")
 log = open(f"{logs}/bench_batch.log").read()
+every = None
 for line in log.splitlines():
-    m = re.match(r"^(cuda/\S+)\s.*rows_per_s=([0-9.]+)(k?)\S*.*us_per_batch=([0-9.]+)(k?)", line)
+    m = re.match(r"^(cuda/\S+)\s.*rows_per_s=([0-9.]+)([kMG]?)\S*.*us_per_batch=([0-9.]+)([kMG]?)", line)
     if m:
-        rows = float(m.group(2)) * (1e3 if m.group(3) else 1)
-        t = float(m.group(4)) * (1e3 if m.group(5) else 1)
+        rows = number(m.group(2), m.group(3))
+        t = number(m.group(4), m.group(5))
+        if m.group(1) == "cuda/fast/every-stage/256":
+            every = t
         print(f"| {m.group(1)} | {t:.1f} us per batch, {rows:,.0f} rows/s |")
 if floor:
     print(f"| read B = 256 logits once at the measured copy bandwidth | {float(floor):.1f} us |")
-    e = us(every)
-    if e:
-        print(f"| fast every-stage B = 256 / read-once floor | {e / float(floor):.2f}x (target <= 2x) |")
+    if every:
+        print(f"| fast every-stage B = 256 / read-once floor | {every / float(floor):.2f}x (target <= 2x) |")
 for line in log.splitlines():
     if "PyTorch" in line or "ratio" in line:
         print(f"| baseline | {line.strip()} |")
