@@ -1,4 +1,4 @@
-// Which batch backend can run here, and why.
+// Which batch backend can run here, and why: for status lines in the CLI and GUI.
 #pragma once
 
 #include <string>
@@ -8,7 +8,7 @@ namespace samplescope {
 struct BackendInfo {
     bool cuda_compiled = false;  // built with nvcc
     bool gpu_available = false;  // a CUDA device answered
-    std::string description;     // "host twin (no CUDA device: ...)" or the GPU's name
+    std::string description;     // "cuda: <GPU name>" or "host twin (<why no GPU>)"
 };
 
 BackendInfo detect_backend();

@@ -16,5 +16,7 @@ struct Command {
 Command add_trace_command(CLI::App& app);
 Command add_diff_command(CLI::App& app);
 Command add_histogram_command(CLI::App& app);
+Command add_batch_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 
 }  // namespace samplescope::cli

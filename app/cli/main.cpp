@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
         samplescope::cli::add_trace_command(app),
         samplescope::cli::add_diff_command(app),
         samplescope::cli::add_histogram_command(app),
+        samplescope::cli::add_batch_command(app),
+        samplescope::cli::add_compare_command(app),
     };
 
     try {

@@ -1,0 +1,42 @@
+// The inputs shared by `samplescope-cli batch` and `compare`: a [B, V] logits
+// file (or a generated batch) and a params JSON file with one object per row.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/params_json.h"
+#include "kernels/batch_engine.h"
+
+namespace samplescope::cli {
+
+struct BatchFlags {
+    std::string logits_file;
+    std::string params_file;
+    std::string generate;  // "B,V"
+    std::string workload = "mixed";
+    std::uint64_t generate_seed = 0;
+    std::string mode = "exact";
+    unsigned threads = 0;
+};
+
+void add_batch_flags(CLI::App& app, BatchFlags& flags);
+
+// Owns the logits and the per-row requests that a BatchInput points into.
+struct LoadedBatch {
+    std::size_t rows = 0;
+    std::size_t vocab = 0;
+    std::vector<float> logits;
+    std::vector<RowRequest> requests;
+    std::string source;  // the file, or "generated B x V (workload, seed)"
+    batch::BatchInput input() const { return batch::make_batch_input(logits.data(), rows, vocab, requests); }
+};
+
+// Throws InputError naming the file or flag.
+LoadedBatch load_batch(const BatchFlags& flags);
+
+}  // namespace samplescope::cli

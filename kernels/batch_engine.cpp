@@ -1,0 +1,292 @@
+#include "kernels/batch_engine.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "engine/input_error.h"
+#include "kernels/batch_backends.h"
+
+namespace samplescope::batch {
+
+std::string_view mode_name(Mode mode) { return mode == Mode::Exact ? "exact" : "fast"; }
+
+std::string_view backend_name(Backend backend) {
+    switch (backend) {
+        case Backend::Host: return "host";
+        case Backend::Cuda: return "cuda";
+        case Backend::Auto: return "auto";
+    }
+    return "auto";
+}
+
+Mode parse_mode(std::string_view text) {
+    if (text == "exact") return Mode::Exact;
+    if (text == "fast") return Mode::Fast;
+    throw InputError("mode", "mode must be exact or fast, got \"" + std::string(text) + "\"");
+}
+
+Backend parse_backend(std::string_view text) {
+    if (text == "host") return Backend::Host;
+    if (text == "cuda") return Backend::Cuda;
+    if (text == "auto") return Backend::Auto;
+    throw InputError("backend", "backend must be host, cuda or auto, got \"" + std::string(text) + "\"");
+}
+
+RowParams BatchInput::row_params(std::size_t row) const {
+    RowParams p;
+    p.temperature = temperature[row];
+    p.top_k = top_k[row];
+    p.top_p = top_p[row];
+    p.min_p = min_p[row];
+    p.repetition_penalty = repetition_penalty[row];
+    p.presence_penalty = presence_penalty[row];
+    p.frequency_penalty = frequency_penalty[row];
+    p.seed = seed[row];
+    p.draws_before = draws_before[row];
+    return p;
+}
+
+SamplingParams BatchInput::sampling_params(std::size_t row) const {
+    SamplingParams params;
+    params.temperature = temperature[row];
+    params.top_k = top_k[row];
+    params.top_p = top_p[row];
+    params.min_p = min_p[row];
+    params.repetition_penalty = repetition_penalty[row];
+    params.presence_penalty = presence_penalty[row];
+    params.frequency_penalty = frequency_penalty[row];
+    params.seed = seed[row];
+    return params;
+}
+
+std::span<const std::int32_t> BatchInput::prompt(std::size_t row) const {
+    return {prompt_ids.data() + prompt_offsets[row], static_cast<std::size_t>(prompt_offsets[row + 1] - prompt_offsets[row])};
+}
+
+std::span<const std::int32_t> BatchInput::output(std::size_t row) const {
+    return {output_ids.data() + output_offsets[row], static_cast<std::size_t>(output_offsets[row + 1] - output_offsets[row])};
+}
+
+std::vector<std::int32_t> BatchOutput::kept_ids(std::size_t row, std::size_t vocab) const {
+    std::vector<std::int32_t> ids;
+    if (kept_mask.size() < (row + 1) * vocab) return ids;
+    for (std::size_t i = 0; i < vocab; ++i) {
+        if (kept_mask[row * vocab + i]) ids.push_back(static_cast<std::int32_t>(i));
+    }
+    return ids;
+}
+
+namespace {
+
+std::string row_name(std::size_t row) { return "row " + std::to_string(row); }
+
+void append_ids(std::vector<std::int32_t>& ids, std::vector<std::int64_t>& offsets,
+                const std::vector<std::int64_t>& row_ids, std::size_t vocab, const char* field, std::size_t row) {
+    for (const auto id : row_ids) {
+        if (id < 0 || static_cast<std::uint64_t>(id) >= vocab) {
+            throw InputError(field, row_name(row) + ": " + field + " has id " + std::to_string(id) + " outside [0, " +
+                                        std::to_string(vocab) + ")");
+        }
+        ids.push_back(static_cast<std::int32_t>(id));
+    }
+    offsets.push_back(static_cast<std::int64_t>(ids.size()));
+}
+
+}  // namespace
+
+BatchInput make_batch_input(const float* logits, std::size_t rows, std::size_t vocab,
+                            std::span<const RowRequest> requests) {
+    if (requests.size() != rows) {
+        throw InputError("params", "params has " + std::to_string(requests.size()) + " rows but the logits have " +
+                                       std::to_string(rows));
+    }
+    BatchInput input;
+    input.rows = rows;
+    input.vocab = vocab;
+    input.logits = logits;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const RowRequest& request = requests[r];
+        const SamplingParams& p = request.params;
+        input.temperature.push_back(p.temperature);
+        // top_k off (0) is stored as its neutral value V: "keep all".
+        input.top_k.push_back(p.top_k == 0 || static_cast<std::uint64_t>(p.top_k) > vocab ? static_cast<std::int64_t>(vocab)
+                                                                                          : p.top_k);
+        input.top_p.push_back(p.top_p);
+        input.min_p.push_back(p.min_p);
+        input.repetition_penalty.push_back(p.repetition_penalty);
+        input.presence_penalty.push_back(p.presence_penalty);
+        input.frequency_penalty.push_back(p.frequency_penalty);
+        input.seed.push_back(p.seed.value_or(choose_seed()));
+        input.draws_before.push_back(request.skip_draws);
+        append_ids(input.prompt_ids, input.prompt_offsets, request.prompt_ids, vocab, "prompt_ids", r);
+        append_ids(input.output_ids, input.output_offsets, request.output_ids, vocab, "output_ids", r);
+    }
+    return input;
+}
+
+void validate_batch(const BatchInput& input) {
+    const std::size_t rows = input.rows;
+    if (rows == 0) throw InputError("logits", "the batch has no rows: nothing can be sampled");
+    if (input.vocab == 0) throw InputError("logits", "logits are empty (V = 0): nothing can be sampled");
+    if (input.vocab > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+        throw InputError("logits", "V = " + std::to_string(input.vocab) + " is larger than 2^31 - 1");
+    }
+    if (!input.logits) throw InputError("logits", "no logits were given");
+    const auto check_size = [rows](std::size_t size, const char* field) {
+        if (size != rows) {
+            throw InputError(field, std::string(field) + " has " + std::to_string(size) + " values for " +
+                                        std::to_string(rows) + " rows");
+        }
+    };
+    check_size(input.temperature.size(), "temperature");
+    check_size(input.top_k.size(), "top_k");
+    check_size(input.top_p.size(), "top_p");
+    check_size(input.min_p.size(), "min_p");
+    check_size(input.repetition_penalty.size(), "repetition_penalty");
+    check_size(input.presence_penalty.size(), "presence_penalty");
+    check_size(input.frequency_penalty.size(), "frequency_penalty");
+    check_size(input.seed.size(), "seed");
+    check_size(input.draws_before.size(), "draws_before");
+    const auto check_offsets = [rows](const std::vector<std::int64_t>& offsets, std::size_t ids, const char* field) {
+        bool ok = offsets.size() == rows + 1 && offsets.front() == 0 &&
+                  static_cast<std::size_t>(offsets.back()) == ids;
+        for (std::size_t r = 0; ok && r < rows; ++r) ok = offsets[r] <= offsets[r + 1];
+        if (!ok) throw InputError(field, std::string(field) + " offsets must rise from 0 to the id count, one per row plus one");
+    };
+    check_offsets(input.prompt_offsets, input.prompt_ids.size(), "prompt_ids");
+    check_offsets(input.output_offsets, input.output_ids.size(), "output_ids");
+
+    for (std::size_t r = 0; r < rows; ++r) {
+        try {
+            validate(input.sampling_params(r));
+        } catch (const InputError& error) {
+            throw InputError(error.field(), row_name(r) + ": " + error.what());
+        }
+        for (const auto& [ids, field] : {std::pair{input.prompt(r), "prompt_ids"}, std::pair{input.output(r), "output_ids"}}) {
+            for (const auto id : ids) {
+                if (id < 0 || static_cast<std::size_t>(id) >= input.vocab) {
+                    throw InputError(field, row_name(r) + ": " + field + " has id " + std::to_string(id) +
+                                                " outside [0, " + std::to_string(input.vocab) + ")");
+                }
+            }
+        }
+        if (input.logits_location != MemoryLocation::Host) continue;
+        const float* row = input.logits + r * input.vocab;
+        // A branch-free scan first (it vectorises); the exact message only when it finds something.
+        bool bad = false;
+        bool any_finite = false;
+        for (std::size_t i = 0; i < input.vocab; ++i) {
+            const float x = row[i];
+            bad |= !(x < std::numeric_limits<float>::infinity());  // NaN or +inf
+            any_finite |= x > -std::numeric_limits<float>::infinity();
+        }
+        if (!bad && any_finite) continue;
+        any_finite = false;
+        for (std::size_t i = 0; i < input.vocab; ++i) {
+            const float x = row[i];
+            if (std::isnan(x) || x == std::numeric_limits<float>::infinity()) {
+                throw InputError("logits", row_name(r) + ": logit of id " + std::to_string(i) + " is " +
+                                               format_number(x) + " (only finite values and -inf are allowed)");
+            }
+            any_finite = any_finite || std::isfinite(x);
+        }
+        if (!any_finite) throw InputError("logits", row_name(r) + ": every logit is -inf: nothing can be sampled");
+    }
+}
+
+void throw_first_row_error(std::span<const RowResult> results, std::int32_t draws, const BatchInput& input) {
+    for (std::size_t r = 0; r < input.rows; ++r) {
+        const RowResult& result = results[r * static_cast<std::size_t>(draws)];
+        const std::string id = std::to_string(result.error_id);
+        switch (result.error) {
+            case RowError::None: break;
+            case RowError::PenaltyOverflow:
+                throw InputError("penalty", row_name(r) + ": a penalty makes the logit of id " + id +
+                                                " overflow; use a smaller penalty");
+            case RowError::PenaltyEmptiedRow:
+                throw InputError("penalty", row_name(r) + ": the penalties push every logit to -inf: nothing can be sampled");
+            case RowError::TemperatureOverflow:
+                throw InputError("temperature", row_name(r) + ": temperature " + format_number(input.temperature[r]) +
+                                                    " is too small for these logits: l / T overflows" +
+                                                    (result.error_id >= 0 ? " at id " + id : std::string()));
+        }
+    }
+}
+
+BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
+    validate_batch(input);
+    if (options.draws < 1) throw InputError("draws", "draws must be at least 1, got " + std::to_string(options.draws));
+    BatchOutput output;
+    output.rows = input.rows;
+    output.draws = options.draws;
+    std::vector<RowResult> results(input.rows * static_cast<std::size_t>(options.draws));
+    if (options.kept_mask) output.kept_mask.assign(input.rows * input.vocab, 0);
+
+    Backend backend = options.backend;
+    if (backend != Backend::Host) {
+        const CudaProbe probe = probe_cuda();
+        if (!probe.available) {
+            if (backend == Backend::Cuda) throw InputError("backend", "the cuda backend cannot run: " + probe.reason);
+            output.note = "no GPU: " + probe.reason;
+            backend = Backend::Host;
+        } else {
+            backend = Backend::Cuda;
+            output.device = probe.device;
+        }
+    }
+    if (backend == Backend::Host && input.logits_location == MemoryLocation::Device) {
+        throw InputError("logits", "logits in device memory need the cuda backend");
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    if (backend == Backend::Cuda) {
+        output.kernel_seconds = run_cuda_batch(input, options, results, output.kept_mask);
+    } else {
+        const unsigned threads = run_host(input, options, results, output.kept_mask);
+        output.device = "host twin (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
+    }
+    output.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    output.backend = backend;
+    if (backend == Backend::Host) output.kernel_seconds = output.seconds;
+
+    throw_first_row_error(results, options.draws, input);
+    output.token.resize(results.size());
+    output.logprob.resize(results.size());
+    output.draws_after.resize(input.rows);
+    output.kept_count.resize(input.rows);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        output.token[i] = results[i].token;
+        output.logprob[i] = results[i].logprob;
+    }
+    for (std::size_t r = 0; r < input.rows; ++r) {
+        const RowResult& last = results[(r + 1) * static_cast<std::size_t>(options.draws) - 1];
+        output.draws_after[r] = last.draws_after;
+        output.kept_count[r] = last.kept_count;
+    }
+    return output;
+}
+
+double run_cuda_batch(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
+                      std::vector<std::uint8_t>& mask) {
+    std::vector<RowParams> params(input.rows);
+    for (std::size_t r = 0; r < input.rows; ++r) params[r] = input.row_params(r);
+    CudaBatch batch;
+    batch.rows = static_cast<std::int64_t>(input.rows);
+    batch.vocab = static_cast<std::int64_t>(input.vocab);
+    batch.logits = input.logits;
+    batch.logits_on_device = input.logits_location == MemoryLocation::Device;
+    batch.params = params.data();
+    batch.prompt_offsets = input.prompt_offsets.data();
+    batch.prompt_ids = input.prompt_ids.data();
+    batch.output_offsets = input.output_offsets.data();
+    batch.output_ids = input.output_ids.data();
+    batch.fast = options.mode == Mode::Fast;
+    batch.kept_mask = options.kept_mask;
+    batch.draws = options.draws;
+    return run_cuda(batch, results, mask);
+}
+
+}  // namespace samplescope::batch

@@ -1,0 +1,235 @@
+// Exact mode, one row: the contract's pipeline in f64 with sums in ascending id
+// order, the PCG32 stream, one uniform per sampled row and the inverse-CDF walk;
+// the same steps as engine/sampler.cpp, written without allocation or the
+// standard library so that the host twin and the CUDA kernel run this very code.
+// Ranking uses a heap that is popped only as far as top-k and top-p need.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/element_math.h"
+#include "engine/generator.h"
+#include "engine/portable.h"
+#include "kernels/history_table.h"
+#include "kernels/row_params.h"
+#include "kernels/stream_skip.h"
+
+namespace samplescope::batch {
+
+// V doubles and two lists of V ids per row being sampled.
+struct ExactWorkspace {
+    double* logits = nullptr;
+    std::int32_t* kept = nullptr;   // the kept set, ascending ids
+    std::int32_t* order = nullptr;  // the heap, or the kept set in rank order
+};
+
+struct RankBefore {
+    const double* logits;
+    SS_HD bool operator()(std::int32_t a, std::int32_t b) const { return ranks_before(logits[a], a, logits[b], b); }
+};
+
+struct IdBefore {
+    SS_HD bool operator()(std::int32_t a, std::int32_t b) const { return a > b; }
+};
+
+// A max-heap in which the top is the id that `before` puts first.
+template <class Before>
+SS_HD void heap_sift_down(std::int32_t* heap, std::int64_t size, std::int64_t i, Before before) {
+    for (;;) {
+        std::int64_t best = i;
+        const std::int64_t left = 2 * i + 1;
+        const std::int64_t right = left + 1;
+        if (left < size && before(heap[left], heap[best])) best = left;
+        if (right < size && before(heap[right], heap[best])) best = right;
+        if (best == i) return;
+        const std::int32_t held = heap[i];
+        heap[i] = heap[best];
+        heap[best] = held;
+        i = best;
+    }
+}
+
+template <class Before>
+SS_HD void heap_make(std::int32_t* heap, std::int64_t size, Before before) {
+    for (std::int64_t i = size / 2; i-- > 0;) heap_sift_down(heap, size, i, before);
+}
+
+// Moves the top to heap[size - 1], shrinks the heap and returns the top.
+template <class Before>
+SS_HD std::int32_t heap_pop(std::int32_t* heap, std::int64_t& size, Before before) {
+    const std::int32_t top = heap[0];
+    heap[0] = heap[size - 1];
+    heap[size - 1] = top;
+    --size;
+    heap_sift_down(heap, size, 0, before);
+    return top;
+}
+
+// Heapsort into ascending ids (the order every sum runs in).
+SS_HD inline void sort_ids(std::int32_t* ids, std::int64_t size) {
+    const IdBefore before;  // the top is the largest id, so popping fills the tail in ascending order
+    heap_make(ids, size, before);
+    std::int64_t left = size;
+    while (left > 1) heap_pop(ids, left, before);
+}
+
+struct SoftmaxSums {
+    double max_logit;
+    double partition;
+};
+
+// Step 9 over `ids` (ascending): the maximum, then a plain sequential sum.
+SS_HD inline SoftmaxSums softmax_sums(const double* logits, const std::int32_t* ids, std::int64_t size) {
+    SoftmaxSums sums{-HUGE_VAL, 0.0};
+    for (std::int64_t i = 0; i < size; ++i) sums.max_logit = logits[ids[i]] > sums.max_logit ? logits[ids[i]] : sums.max_logit;
+    for (std::int64_t i = 0; i < size; ++i) sums.partition += softmax_numerator(logits[ids[i]], sums.max_logit);
+    return sums;
+}
+
+SS_HD inline double exact_penalised_logit(const float* row, const HistoryTable& table, std::int32_t id) {
+    const std::int64_t slot = history_find(table, id);
+    return slot < 0 ? static_cast<double>(row[id]) : table.penalised[slot];
+}
+
+SS_HD inline bool finite_f64(double x) { return x - x == 0.0; }
+
+// Samples `draws` tokens (draw j at position draws_before + j) from one row and
+// writes them to results[0..draws). `table` holds the row's history with the
+// penalised logits filled in; `mask` (V bytes, zeroed) receives the kept set.
+SS_HD inline void exact_sample_row(const float* row, std::int64_t vocab, const RowParams& p,
+                                   const HistoryTable& table, ExactWorkspace ws, std::uint8_t* mask,
+                                   std::int32_t draws, RowResult* results) {
+    RowResult result;
+    result.draws_after = p.draws_before;
+    const auto fail = [&](RowError error, std::int32_t id) {
+        result.error = error;
+        result.error_id = id;
+        for (std::int32_t j = 0; j < draws; ++j) results[j] = result;
+    };
+
+    // Steps 1 to 3: widen, then the penalties on the ids of the history.
+    double* logits = ws.logits;
+    for (std::int64_t i = 0; i < vocab; ++i) logits[i] = static_cast<double>(row[i]);
+    std::int32_t overflow_id = -1;
+    for (std::uint32_t s = 0; s < table.capacity; ++s) {
+        const std::int32_t id = table.ids[s];
+        if (id == kEmptySlot) continue;
+        const double x = table.penalised[s];
+        logits[id] = x;
+        if ((x != x || x == HUGE_VAL) && (overflow_id < 0 || id < overflow_id)) overflow_id = id;
+    }
+    if (overflow_id >= 0) return fail(RowError::PenaltyOverflow, overflow_id);
+    std::int64_t n = 0;
+    for (std::int64_t i = 0; i < vocab; ++i) {
+        if (finite_f64(logits[i])) ws.kept[n++] = static_cast<std::int32_t>(i);
+    }
+    if (n == 0) return fail(RowError::PenaltyEmptiedRow, -1);
+
+    // The reported logprob's normaliser: all finite ids after the penalties.
+    const SoftmaxSums penalised = softmax_sums(logits, ws.kept, n);
+    const RankBefore before{logits};
+
+    if (p.greedy()) {
+        std::int32_t best = ws.kept[0];
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (before(ws.kept[i], best)) best = ws.kept[i];
+        }
+        result.token = best;
+        result.kept_count = 1;
+        result.logprob = log_softmax_at(logits[best], penalised.max_logit, penalised.partition);
+        if (mask) mask[best] = 1;
+        for (std::int32_t j = 0; j < draws; ++j) results[j] = result;
+        return;
+    }
+
+    if (p.uses_temperature()) {
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int32_t id = ws.kept[i];
+            logits[id] = apply_temperature(logits[id], p.temperature);
+            if (!finite_f64(logits[id])) return fail(RowError::TemperatureOverflow, id);
+        }
+    }
+
+    std::int64_t ranked = 0;  // how many of ws.order hold the kept set in rank order
+    if (p.uses_top_k(vocab)) {
+        const std::int64_t k = p.top_k < n ? p.top_k : n;
+        for (std::int64_t i = 0; i < n; ++i) ws.order[i] = ws.kept[i];
+        heap_make(ws.order, n, before);
+        std::int64_t size = n;
+        for (std::int64_t j = 0; j < k; ++j) heap_pop(ws.order, size, before);
+        // The popped ids sit at order[n - 1], order[n - 2], ... in rank order.
+        for (std::int64_t j = 0; j < k; ++j) ws.kept[j] = ws.order[n - 1 - j];
+        for (std::int64_t j = 0; j < k; ++j) ws.order[j] = ws.kept[j];
+        ranked = k;
+        n = k;
+        sort_ids(ws.kept, n);
+    }
+
+    if (p.uses_top_p()) {
+        const SoftmaxSums sums = softmax_sums(logits, ws.kept, n);
+        const bool have_rank = ranked == n;
+        std::int64_t size = n;
+        if (!have_rank) {
+            for (std::int64_t i = 0; i < n; ++i) ws.order[i] = ws.kept[i];
+            heap_make(ws.order, n, before);
+        }
+        double mass = 0.0;
+        std::int64_t walked = 0;
+        while (walked < n) {
+            const std::int32_t id = have_rank ? ws.order[walked] : heap_pop(ws.order, size, before);
+            mass += softmax_numerator(logits[id], sums.max_logit) / sums.partition;
+            ++walked;
+            if (top_p_reached(mass, p.top_p)) break;
+        }
+        const std::int64_t first = have_rank ? 0 : n - walked;
+        for (std::int64_t j = 0; j < walked; ++j) ws.kept[j] = ws.order[first + j];
+        n = walked;
+        sort_ids(ws.kept, n);
+    }
+
+    if (p.uses_min_p()) {
+        const SoftmaxSums sums = softmax_sums(logits, ws.kept, n);
+        double max_prob = 0.0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const double q = softmax_numerator(logits[ws.kept[i]], sums.max_logit) / sums.partition;
+            max_prob = q > max_prob ? q : max_prob;
+        }
+        const double floor = min_p_floor(max_prob, p.min_p);
+        std::int64_t still = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int32_t id = ws.kept[i];
+            if (min_p_keeps(softmax_numerator(logits[id], sums.max_logit) / sums.partition, floor)) ws.kept[still++] = id;
+        }
+        n = still;
+    }
+
+    // Steps 9 to 11: softmax over the kept set, one uniform, the inverse-CDF walk.
+    const SoftmaxSums sums = softmax_sums(logits, ws.kept, n);
+    Pcg32 rng = stream_after(p.seed, p.draws_before);
+    result.kept_count = static_cast<std::int32_t>(n);
+    for (std::int32_t j = 0; j < draws; ++j) {
+        const double u = rng.uniform_f64();
+        double c = 0.0;
+        std::int32_t token = -1;
+        for (std::int64_t i = 0; i < n && token < 0; ++i) {
+            c += softmax_numerator(logits[ws.kept[i]], sums.max_logit) / sums.partition;
+            if (u < c) token = ws.kept[i];
+        }
+        if (token < 0) {  // u was not below the last sum (rounding): the largest kept id with q > 0
+            for (std::int64_t i = n; i-- > 0 && token < 0;) {
+                if (softmax_numerator(logits[ws.kept[i]], sums.max_logit) / sums.partition > 0.0) token = ws.kept[i];
+            }
+            if (token < 0) token = ws.kept[n - 1];
+        }
+        result.token = token;
+        result.logprob = log_softmax_at(exact_penalised_logit(row, table, token), penalised.max_logit,
+                                        penalised.partition);
+        result.draws_after = p.draws_before + static_cast<std::uint64_t>(j) + 1;
+        results[j] = result;
+    }
+    if (mask) {
+        for (std::int64_t i = 0; i < n; ++i) mask[ws.kept[i]] = 1;
+    }
+}
+
+}  // namespace samplescope::batch

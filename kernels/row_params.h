@@ -1,0 +1,53 @@
+// One row's parameters as the kernels read them: plain data, the same on the
+// host and the device, with every switched-off feature at its neutral value
+// (temperature 1, top_k = V, top_p 1, min_p 0, penalties 1 / 0 / 0).
+#pragma once
+
+#include <cstdint>
+
+#include "engine/portable.h"
+
+namespace samplescope::batch {
+
+struct RowParams {
+    double temperature = 1.0;  // 0: greedy
+    std::int64_t top_k = 0;    // neutral: V
+    double top_p = 1.0;
+    double min_p = 0.0;
+    double repetition_penalty = 1.0;
+    double presence_penalty = 0.0;
+    double frequency_penalty = 0.0;
+    std::uint64_t seed = 0;
+    std::uint64_t draws_before = 0;
+
+    // The gates: the same tests as engine/sampling_params.h's uses_*(), on the
+    // neutral encoding, so a kernel can skip a row that does not use a feature.
+    SS_HD bool greedy() const { return temperature == 0.0; }
+    SS_HD bool uses_repetition() const { return repetition_penalty != 1.0; }
+    SS_HD bool uses_presence_frequency() const { return presence_penalty != 0.0 || frequency_penalty != 0.0; }
+    SS_HD bool uses_penalties() const { return uses_repetition() || uses_presence_frequency(); }
+    SS_HD bool uses_temperature() const { return temperature != 1.0 && !greedy(); }
+    SS_HD bool uses_top_k(std::int64_t vocab) const { return top_k > 0 && top_k < vocab; }
+    SS_HD bool uses_top_p() const { return top_p < 1.0; }
+    SS_HD bool uses_min_p() const { return min_p > 0.0; }
+};
+
+// Why a row could not be sampled (found while computing, after validation).
+enum class RowError : std::int32_t {
+    None = 0,
+    PenaltyOverflow = 1,      // a penalty made a logit +inf or NaN
+    PenaltyEmptiedRow = 2,    // a penalty pushed every logit to -inf
+    TemperatureOverflow = 3,  // l / T overflowed
+};
+
+// What a kernel writes for one row (and one draw).
+struct RowResult {
+    std::int32_t token = -1;
+    std::int32_t kept_count = 0;
+    double logprob = 0.0;
+    std::uint64_t draws_after = 0;
+    RowError error = RowError::None;
+    std::int32_t error_id = -1;  // the id that triggered the error
+};
+
+}  // namespace samplescope::batch
