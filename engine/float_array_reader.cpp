@@ -20,8 +20,10 @@ std::uint64_t physical_memory_bytes() {
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
 }
 
-std::string mebibytes(std::uint64_t bytes) {
-    return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+std::string size_text(std::uint64_t bytes) {
+    if (bytes < (1u << 20)) return std::to_string(bytes) + " bytes";
+    if (bytes < (1u << 30)) return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+    return std::to_string((bytes + (1u << 30) - 1) >> 30) + " GiB";
 }
 
 // Copies `count` elements that lie back to back in the file from `reader`'s
@@ -93,14 +95,14 @@ LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layou
     const std::uint64_t limit = options.memory_limit_bytes ? options.memory_limit_bytes : physical_memory_bytes();
     if (kept > limit / sizeof(double)) {
         source.fail("too large to load: " + std::to_string(kept) + " logits need " +
-                    mebibytes(kept * sizeof(double)) + " as f64, more than the " + mebibytes(limit) + " of memory");
+                    size_text(kept * sizeof(double)) + " as f64, more than the " + size_text(limit) + " of memory");
     }
 
     LogitsMatrix matrix;
     try {
         matrix.values.resize(static_cast<std::size_t>(kept));
     } catch (const std::bad_alloc&) {
-        source.fail("not enough memory for " + std::to_string(kept) + " logits (" + mebibytes(kept * sizeof(double)) + ")");
+        source.fail("not enough memory for " + std::to_string(kept) + " logits (" + size_text(kept * sizeof(double)) + ")");
     }
     matrix.rows = static_cast<std::size_t>(batch);
     matrix.cols = static_cast<std::size_t>(vocab);
@@ -112,7 +114,8 @@ LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layou
     SequentialReader reader(source, layout.data_offset);
     const auto at = [&](std::uint64_t element) { reader.seek(layout.data_offset + element * item); };
     double* out = matrix.values.data();
-    const bool fortran = layout.fortran_order && shape.size() > 1 && batch > 1;
+    // A [1, V] array is laid out the same in both orders; [1, T, V] is not.
+    const bool fortran = layout.fortran_order && (shape.size() == 3 || (shape.size() == 2 && batch > 1));
     if (!fortran) {
         // C order: row b is V contiguous elements at b*T*V + (T-1)*V.
         for (std::uint64_t b = 0; b < batch; ++b) {

@@ -75,10 +75,13 @@ LogitsMatrix parse_text_logits(std::string_view text, const ByteSource& source) 
         const std::string_view line = trim(raw);
         if (line.empty() || line.front() == '#') continue;
 
+        // Once lines are `label<TAB or colon>logit`, every line is: a label may
+        // itself look like a number, or be only spaces (a space token).
+        const bool labelled_line = labelled_lines > 0 && raw.find_first_of(":\t") != std::string_view::npos;
         fields.clear();
-        bool all_numbers = true;
+        bool all_numbers = !labelled_line;
         std::string_view bad_field;
-        for (std::size_t start = 0; start <= line.size();) {
+        for (std::size_t start = 0; all_numbers && start <= line.size();) {
             std::size_t end = start;
             while (end < line.size() && !is_separator(line[end])) ++end;
             const std::string_view field = trim(line.substr(start, end - start));
@@ -106,14 +109,18 @@ LogitsMatrix parse_text_logits(std::string_view text, const ByteSource& source) 
             continue;
         }
         // `label<TAB or colon>logit`: the last separator splits label from value.
-        const auto sep = line.find_last_of(":\t");
+        // The label keeps its spaces after a tab (" the" is a token); before a
+        // colon they are trimmed ("New York: -2").
+        std::string_view content = raw;
+        if (!content.empty() && content.back() == '\r') content.remove_suffix(1);
+        const auto sep = content.find_last_of(":\t");
         if (sep == std::string_view::npos) line_error(not_a_number(bad_field));
         double value = 0.0;
-        const std::string_view value_text = trim(line.substr(sep + 1));
+        const std::string_view value_text = trim(content.substr(sep + 1));
         if (!parse_number(value_text, value)) line_error(not_a_number(value_text));
         if (numeric_lines) line_error("a `label<TAB>logit` line after lines of plain numbers");
         ++labelled_lines;
-        labels.emplace_back(trim(line.substr(0, sep)));
+        labels.emplace_back(content[sep] == '\t' ? content.substr(0, sep) : trim(content.substr(0, sep)));
         matrix.values.push_back(value);
     }
     if (matrix.values.empty()) source.fail("no logits found (the file has no numbers)");
