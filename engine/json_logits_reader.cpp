@@ -35,6 +35,7 @@ public:
     }
     bool number_float(number_float_t value, const string_t&) override { return number(value, false, 0); }
     bool string(string_t& value) override {
+        if (stack_.empty()) return scalar("a string");
         switch (top()) {
             case Frame::Tokens: out_.labels.push_back(value); return true;
             case Frame::Logits:

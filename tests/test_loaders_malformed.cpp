@@ -125,6 +125,7 @@ std::vector<BadFile> bad_files() {
         {"json malformed", "a.json", "[1, 2,", "malformed JSON", {}, {}},
         {"json object without logits", "a.json", R"({"values": [1]})", "must have a \"logits\" array", {}, {}},
         {"json tokens count", "a.json", R"({"logits": [1, 2], "tokens": ["a"]})", "\"tokens\" has 1 labels for 2 logits", {}, {}},
+        {"json top-level string", "a.json", "\"logits\"", "expected an array of logits", {}, {}},  // found by fuzz_json_logits
         {"json deep nesting", "a.json", "[[[1]]]", "expected a number, got an array", {}, {}},
         {"text word", "a.txt", "1, 2, three", "line 1: \"three\" is not a number", {}, {}},
         {"text label then plain number", "a.txt", "a: 1\n2\n", "line 2: numbers without a label", {}, {}},
