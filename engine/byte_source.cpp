@@ -1,5 +1,6 @@
 #include "engine/byte_source.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -58,7 +59,11 @@ void MemorySource::read(std::uint64_t offset, std::span<std::byte> out) const {
 }
 
 SequentialReader::SequentialReader(const ByteSource& source, std::uint64_t start, std::size_t window)
-    : source_(source), buffer_(window), buffer_start_(start), position_(start) {}
+    : source_(source),
+      // A small source needs no 1 MiB window (the fuzzers load thousands a second).
+      buffer_(static_cast<std::size_t>(std::clamp<std::uint64_t>(source.size() - std::min(start, source.size()), 1, window))),
+      buffer_start_(start),
+      position_(start) {}
 
 const std::byte* SequentialReader::take(std::size_t n, const char* what) {
     if (n > remaining()) {

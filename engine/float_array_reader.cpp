@@ -30,7 +30,7 @@ std::string size_text(std::uint64_t bytes) {
 // position to out[0], out[stride], out[2 * stride], ...
 void read_run(SequentialReader& reader, ElementFormat format, std::uint64_t count, double* out, std::size_t stride) {
     const std::size_t size = element_size(format.type);
-    const std::size_t per_take = reader.window() / size;
+    const std::size_t per_take = std::max<std::size_t>(1, reader.window() / size);
     double scratch[4096];
     while (count > 0) {
         const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(count, per_take));
