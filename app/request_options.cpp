@@ -7,6 +7,7 @@
 #include "engine/input_error.h"
 #include "engine/logits_loader.h"
 #include "engine/sampler.h"
+#include "engine/vocabulary.h"
 
 namespace samplescope {
 
@@ -55,8 +56,14 @@ std::optional<double> parse_double(const std::string& text) {
 
 void add_request_options(CLI::App& app, RequestOptions& options) {
     app.add_option("--logits", options.logits_file,
-                   "Logits file: plain text or CSV of numbers (or label<TAB>logit lines), a JSON array, "
-                   "or a .npy of f32/f64 (1-D, or 2-D with --row)");
+                   "Logits file: .npy (f16/bf16/f32/f64), .safetensors (F16/BF16/F32/F64), JSON, or plain "
+                   "text/CSV/TSV (numbers, or label<TAB>logit lines); 1-D, 2-D [B, V] (pick with --row) or "
+                   "3-D [B, T, V] (the last position is taken)");
+    app.add_option("--tensor", options.tensor,
+                   "The .safetensors tensor to load (default: the only one, else \"logits\")");
+    app.add_option("--vocab", options.vocab_file,
+                   "Token labels: a tokenizer.json, vocab.json, vocab.txt or .gguf (metadata only)");
+    app.add_flag("--u2-as-bf16", options.u2_as_bf16, "Read .npy uint16 data (<u2, >u2) as bfloat16 bits");
     app.add_option("--values", options.values, "Logits typed inline, comma separated, e.g. \"1,3,2,3,-1\"");
     app.add_option("--row", options.row, "Row of a 2-D logits file (default 0)");
     for (const auto& info : kParams) {
@@ -99,17 +106,25 @@ std::vector<double> parse_value_list(const std::string& text) {
 
 ResolvedRequest resolve_request(const RequestOptions& options) {
     ResolvedRequest out;
+    std::vector<std::int64_t> file_prompt_ids;  // ids the logits file carries, used when no flag gives them
+    std::vector<std::int64_t> file_output_ids;
     if (!options.logits_file.empty() && !options.values.empty()) {
         throw InputError("logits", "give either --logits or --values, not both");
     }
     if (!options.logits_file.empty()) {
-        LogitsMatrix matrix = load_logits_file(options.logits_file);
+        LoadOptions load;
+        load.tensor = options.tensor;
+        load.u2_as_bfloat16 = options.u2_as_bf16;
+        LogitsMatrix matrix = load_logits_file(options.logits_file, load);
         if (options.row < 0 || static_cast<std::uint64_t>(options.row) >= matrix.rows) {
             throw InputError("row", "--row " + std::to_string(options.row) + " is outside [0, " +
                                         std::to_string(matrix.rows) + ") for " + options.logits_file);
         }
         out.logits = matrix.row(static_cast<std::size_t>(options.row));
         out.labels = std::move(matrix.labels);
+        out.notes = std::move(matrix.notes);
+        file_prompt_ids = std::move(matrix.prompt_ids);
+        file_output_ids = std::move(matrix.output_ids);
     } else if (!options.values.empty()) {
         out.logits = parse_value_list(options.values);
     } else {
@@ -123,8 +138,13 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
         set_param(out.params, *param, *value);
     }
     if (!options.seed.empty()) out.params.seed = parse_seed(trim(options.seed));
-    out.prompt_ids = parse_id_list(options.prompt_ids, "prompt_ids");
-    out.output_ids = parse_id_list(options.output_ids, "output_ids");
+    out.prompt_ids = options.prompt_ids.empty() ? file_prompt_ids : parse_id_list(options.prompt_ids, "prompt_ids");
+    out.output_ids = options.output_ids.empty() ? file_output_ids : parse_id_list(options.output_ids, "output_ids");
+    if (!options.vocab_file.empty()) {
+        TokenLabels labels = token_labels(load_vocabulary(options.vocab_file), out.logits.size());
+        out.labels = std::move(labels.labels);
+        out.warnings.insert(out.warnings.end(), labels.warnings.begin(), labels.warnings.end());
+    }
     out.skip_draws = options.skip_draws;
     check_logits(out.logits);
     return out;

@@ -24,15 +24,20 @@ struct RequestOptions {
     std::string prompt_ids;
     std::string output_ids;
     std::uint64_t skip_draws = 0;
+    std::string tensor;       // --tensor: the .safetensors tensor to load
+    std::string vocab_file;   // --vocab: tokenizer.json, vocab.json, vocab.txt or .gguf
+    bool u2_as_bf16 = false;  // --u2-as-bf16: read .npy uint16 data as bfloat16 bits
 };
 
 struct ResolvedRequest {
     std::vector<double> logits;
-    std::vector<std::string> labels;  // empty when the input had none
+    std::vector<std::string> labels;  // V labels from --vocab, else the file's own; empty when none
     SamplingParams params;
     std::vector<std::int64_t> prompt_ids;
     std::vector<std::int64_t> output_ids;
     std::uint64_t skip_draws = 0;
+    std::vector<std::string> warnings;  // accepted, but worth telling (a vocabulary of another size)
+    std::vector<std::string> notes;     // what the loader chose (the tensor, the position taken)
 };
 
 void add_request_options(CLI::App& app, RequestOptions& options);

@@ -7,6 +7,7 @@
 #include "engine/input_error.h"
 #include "engine/request.h"
 #include "engine/trace_json.h"
+#include "engine/trace_labels.h"
 
 namespace samplescope::cli {
 
@@ -27,7 +28,8 @@ Command add_trace_command(CLI::App& app) {
     command->add_flag("--full", *full, "Also print every stage's logits and probabilities (large at real V)");
     command->footer(
         "JSON: token, logprob, u (null when greedy), seed (decimal string), draws_consumed, kept (final ids, "
-        "ascending), probs, cumulative, and stages (name, active, kept_count; kept for the truncation stages).");
+        "ascending), probs, cumulative, and stages (name, active, kept_count; kept for the truncation stages). "
+        "With --vocab or a labelled logits file: token_text and kept_text (labels aligned with kept).");
 
     return {command, [options, steps, full, pipeline_options, engine_defaults]() {
         ResolvedRequest input = resolve_request(*options);
@@ -40,13 +42,25 @@ Command add_trace_command(CLI::App& app) {
         Request request(input.params, input.prompt_ids, input.output_ids);
         request.skip_draws(input.skip_draws);
         const TraceJsonOptions json_options{*full};
+        // Warnings go out only once the output has succeeded, so an error stays one line.
+        const auto warn = [&input]() {
+            for (const auto& warning : input.warnings) std::cerr << "samplescope-cli: warning: " << warning << "\n";
+        };
+        const auto traced = [&]() {
+            const SampleTrace trace = request.step(input.logits);
+            auto json = trace_to_json(trace, json_options);
+            add_token_text(json, trace, input.labels);
+            return json;
+        };
         if (*steps == 1) {
-            std::cout << trace_to_json(request.step(input.logits), json_options).dump(2) << "\n";
+            std::cout << traced().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+            warn();
             return 0;
         }
         auto traces = nlohmann::ordered_json::array();
-        for (std::int64_t i = 0; i < *steps; ++i) traces.push_back(trace_to_json(request.step(input.logits), json_options));
-        std::cout << traces.dump(2) << "\n";
+        for (std::int64_t i = 0; i < *steps; ++i) traces.push_back(traced());
+        std::cout << traces.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        warn();
         return 0;
     }};
 }
