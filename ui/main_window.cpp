@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
@@ -212,6 +213,8 @@ bool MainWindow::wait_until_drawn(int timeout_ms) {
 }
 
 void MainWindow::on_trace(std::shared_ptr<const TraceView> view) {
+    QElapsedTimer timer;
+    timer.start();
     view_ = std::move(view);
     finished_generation_ = view_->generation;
     if (selected_ >= 0 && static_cast<std::size_t>(selected_) >= view_->trace->vocab_size) selected_ = -1;
@@ -220,6 +223,7 @@ void MainWindow::on_trace(std::shared_ptr<const TraceView> view) {
     statistics_->show_view(view_);
     result_->show_view(view_);
     parameters_->clear_engine_errors();
+    last_display_ms_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     emit traceDisplayed(view_->generation);
 }
 

@@ -20,6 +20,8 @@ struct RankedToken {
     double prob_before = 0.0;  // q in the distribution the stage received
     double prob_after = 0.0;   // q after the stage (0 when dropped)
     bool kept = false;
+
+    bool operator==(const RankedToken&) const = default;
 };
 
 struct StagePlotData {
@@ -32,6 +34,8 @@ struct StagePlotData {
     std::size_t rest_dropped_count = 0;   // dropped ids beyond the top N
     double rest_dropped_mass = 0.0;       // their q before the stage
     std::size_t selected_rank = 0;        // 1-based rank of the selected id among candidates, 0 if absent
+
+    bool operator==(const StagePlotData&) const = default;
 };
 
 struct TruncationStats {

@@ -1,8 +1,11 @@
 #include "ui/sampling_worker.h"
 
+#include <chrono>
+
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "engine/input_error.h"
+#include "ui/cpu_state.h"
 
 namespace samplescope::ui {
 
@@ -10,6 +13,8 @@ SamplingOutcome run_sampling_job(SamplingJob job) {
     SamplingOutcome outcome;
     outcome.generation = job.generation;
     try {
+        clear_upper_vector_state();
+        const auto start = std::chrono::steady_clock::now();
         auto view = std::make_shared<TraceView>();
         view->generation = job.generation;
         view->trace = std::make_shared<const SampleTrace>(job.request.step(*job.logits));
@@ -19,6 +24,7 @@ SamplingOutcome run_sampling_job(SamplingJob job) {
         view->stages.reserve(kStageCount);
         for (const auto& info : kStages) view->stages.push_back(make_stage_plot_data(*view->trace, info.stage, job.top_n));
         view->stats = make_truncation_stats(*view->trace);
+        view->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         outcome.view = std::move(view);
     } catch (const InputError& error) {
         outcome.error_field = QString::fromStdString(error.field());

@@ -5,6 +5,7 @@
 #include "engine/input_error.h"
 #include "engine/sampler.h"
 #include "engine/token_history.h"
+#include "ui/cpu_state.h"
 #include "ui/examples.h"
 
 namespace samplescope::ui {
@@ -163,6 +164,7 @@ void Session::load_example(const Example& example) {
 }
 
 SampleTrace Session::step() {
+    clear_upper_vector_state();
     SampleTrace trace = request_.step(*logits_);
     emit historyChanged();
     return trace;

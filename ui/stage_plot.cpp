@@ -193,6 +193,27 @@ void StagePlot::draw_inactive(const TraceView& view) {
 }
 
 void StagePlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std::int32_t selected_id, bool log_scale) {
+    if (view_ptr) {
+        const SampleTrace& trace = *view_ptr->trace;
+        const StageTrace& stage = trace.stage(stage_);
+        Drawn next{view_ptr->plot(stage_), trace.token, selected_id, log_scale, view_ptr->labels.get(),
+                   stage.active ? QString() : inactive_reason(trace, stage_), {}};
+        for (const auto& value : {stage.kth_logit, stage.crossing_mass, stage.prob_floor, stage.max_prob}) {
+            next.thresholds.push_back(value.value_or(-1.0));
+        }
+        next.thresholds.push_back(stage.crossing_rank ? static_cast<double>(*stage.crossing_rank) : -1.0);
+        if (stage.active && stage_ == Stage::TopP) {
+            next.thresholds.push_back(trace.params.top_p);
+            next.thresholds.insert(next.thresholds.end(), stage.walk_mass->begin(),
+                                   stage.walk_mass->begin() + static_cast<std::ptrdiff_t>(std::min(stage.walk_mass->size(), next.data.top.size())));
+        }
+        if (stage.active && stage_ == Stage::TopK) next.thresholds.push_back(static_cast<double>(trace.params.top_k));
+        if (stage.active && stage_ == Stage::MinP) next.thresholds.push_back(trace.params.min_p);
+        if (drawn_ && *drawn_ == next) return;
+        drawn_ = std::move(next);
+    } else {
+        drawn_.reset();
+    }
     clearPlottables();
     clearItems();
     info_->setText(QString());

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <qcustomplot.h>
 
@@ -39,6 +41,20 @@ private:
     void add_note(const QString& text);
     QCPBars* add_bars(const QString& name, const QString& legend, const QBrush& brush, const QPen& pen);
     void on_plottable_click(QCPAbstractPlottable* plottable, int index, QMouseEvent* event);
+
+    // Everything a drawing depends on; an unchanged plot is not redrawn (a
+    // top-p change leaves the five plots before it as they were).
+    struct Drawn {
+        StagePlotData data;
+        std::int32_t token = -1;
+        std::int32_t selected = -1;
+        bool log_scale = false;
+        const void* labels = nullptr;
+        QString inactive_reason;
+        std::vector<double> thresholds;
+        bool operator==(const Drawn&) const = default;
+    };
+    std::optional<Drawn> drawn_;
 
     Stage stage_;
     QCPTextElement* title_ = nullptr;

@@ -21,6 +21,7 @@ struct TraceView {
     std::vector<StagePlotData> stages;  // one per kStages entry
     TruncationStats stats;
     std::size_t top_n = 0;
+    double compute_ms = 0.0;  // time the worker took (engine step + display data)
 
     const StagePlotData& plot(Stage stage) const { return stages[static_cast<std::size_t>(stage)]; }
 };
