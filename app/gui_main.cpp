@@ -3,6 +3,7 @@
 // `samplescope-cli trace`. `--screenshot FILE.png` draws the window offscreen
 // with those inputs, saves it and exits (exit 2 with one line on bad input).
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,35 +34,45 @@ bool has_request_flags(const samplescope::RequestOptions& options) {
     return !options.seed.empty() || !options.prompt_ids.empty() || !options.output_ids.empty() || options.skip_draws > 0;
 }
 
-// Applies the flags to the window, resolved exactly as the CLI resolves them.
-// Without logits flags, the other flags apply to the built-in example's row.
-void apply_request(samplescope::ui::MainWindow& window, samplescope::RequestOptions options) {
+struct StartRequest {
+    bool on_example = true;  // no logits flags: the built-in example's row
+    samplescope::ResolvedRequest resolved;
+    QString source;
+};
+
+// Resolves the flags exactly as the CLI does, before any window exists, so bad
+// input fails fast with one line. Without logits flags the other flags apply
+// to the built-in example's row and history.
+std::optional<StartRequest> resolve_start(samplescope::RequestOptions options, const samplescope::ui::Example& example) {
     using namespace samplescope;
-    auto& session = window.session();
-    const bool on_example = !has_logits_input(options);
-    if (on_example) {
-        if (!has_request_flags(options)) return;
+    StartRequest start;
+    start.on_example = !has_logits_input(options);
+    if (start.on_example) {
+        if (!has_request_flags(options)) return std::nullopt;
         const auto join = [](const auto& items, auto format) {
             std::string text;
             for (const auto& item : items) text += format(item) + ",";
             return text;
         };
-        options.values = join(*session.logits(), [](double x) { return format_number(x); });
+        options.values = join(example.logits, [](double x) { return format_number(x); });
         if (options.prompt_ids.empty() && options.output_ids.empty()) {
             const auto id_text = [](std::int64_t id) { return std::to_string(id); };
-            options.prompt_ids = join(session.request().prompt_ids(), id_text);
-            options.output_ids = join(session.request().output_ids(), id_text);
+            options.prompt_ids = join(example.prompt_ids, id_text);
+            options.output_ids = join(example.output_ids, id_text);
         }
-        if (options.seed.empty()) options.seed = std::to_string(session.request().seed());
+        if (options.seed.empty() && example.params.seed) options.seed = std::to_string(*example.params.seed);
     }
-    const ResolvedRequest request = resolve_request(options);
-    if (!on_example) {
-        const QString source = options.logits_file.empty() ? QStringLiteral("--values") : QString::fromStdString(options.logits_file);
-        session.set_logits(request.logits, request.labels, source);
-    }
-    SamplingParams params = request.params;
-    if (!params.seed) params.seed = choose_seed();  // as the CLI does: chosen, then shown
-    session.set_params(params);
+    start.resolved = resolve_request(options);
+    if (!start.resolved.params.seed) start.resolved.params.seed = choose_seed();  // as the CLI does: chosen, then shown
+    start.source = options.logits_file.empty() ? QStringLiteral("--values") : QString::fromStdString(options.logits_file);
+    return start;
+}
+
+void apply_start(samplescope::ui::MainWindow& window, const StartRequest& start) {
+    auto& session = window.session();
+    const auto& request = start.resolved;
+    if (!start.on_example) session.set_logits(request.logits, request.labels, start.source);
+    session.set_params(request.params);
     session.set_history(request.prompt_ids, request.output_ids);
     if (request.skip_draws > 0) session.skip_draws(request.skip_draws);
 }
@@ -88,6 +99,14 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    std::optional<StartRequest> start;
+    try {
+        start = resolve_start(request_options, samplescope::ui::realistic_example());
+    } catch (const samplescope::InputError& error) {
+        std::cerr << "samplescope: " << error.what() << "\n";
+        return 2;
+    }
+
     // A screenshot needs no display: render offscreen unless a platform was chosen.
     if (!view.screenshot.empty() && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -100,7 +119,7 @@ int main(int argc, char** argv) {
     const bool screenshot = !view.screenshot.empty();
     samplescope::ui::MainWindow window(samplescope::ui::MainWindowOptions{!screenshot});
     try {
-        apply_request(window, request_options);
+        if (start) apply_start(window, *start);
         if (view.top_n > 0) window.pipeline_view()->top_n_box()->setValue(view.top_n);
         if (view.log_scale) window.pipeline_view()->log_scale_box()->setChecked(true);
         window.views()->setCurrentIndex(view.tab == "tokens" ? 1 : (view.tab == "logits" ? 2 : 0));
