@@ -115,7 +115,15 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     legend->setRowSpacing(0);
     legend->setColumnSpacing(8);
     axisRect()->insetLayout()->take(legend);
-    plotLayout()->addElement(4, 0, legend);
+    // A layout column is capped by the largest size of its elements, and a
+    // legend's is the width of its items: alone in the plot's column it would
+    // shrink the whole plot to that width. Spacers either side keep it centred.
+    auto* legend_row = new QCPLayoutGrid;
+    plotLayout()->addElement(4, 0, legend_row);
+    legend_row->addElement(0, 0, new QCPLayoutElement(this));
+    legend_row->addElement(0, 1, legend);
+    legend_row->addElement(0, 2, new QCPLayoutElement(this));
+    legend_row->setColumnSpacing(0);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setWrap(3);
     for (int row : {0, 1, 2, 4}) plotLayout()->setRowStretchFactor(row, 0.001);
