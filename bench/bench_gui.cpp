@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <QApplication>
+#include <QThread>
 
 #include "engine/sampling_params.h"
 #include "ui/examples.h"
@@ -57,10 +58,16 @@ int main(int argc, char** argv) {
     const auto& trace = *window.current_view()->trace;
     int active = 0;
     for (const auto& stage : trace.stages) active += stage.active ? 1 : 0;
+    double load = 0.0;
+    if (FILE* loadavg = std::fopen("/proc/loadavg", "r")) {
+        if (std::fscanf(loadavg, "%lf", &load) != 1) load = 0.0;
+        std::fclose(loadavg);
+    }
+    std::printf("bench_gui: load average %.2f on %d CPUs\n", load, QThread::idealThreadCount());
     std::printf("bench_gui: V = %zu, %d of %zu stages active, top N = %zu\n", trace.vocab_size, active, trace.stages.size(),
                 window.pipeline_view()->top_n());
 
-    std::vector<double> drawn, painted, worker, display;
+    std::vector<double> drawn, painted, worker, display, cpu;
     for (const auto& info : kParams) {
         auto* control = window.parameter_panel()->control(info.param);
         const int original = control->slider()->value();
@@ -73,14 +80,16 @@ int main(int argc, char** argv) {
             painted.push_back(ms_since(start));
             worker.push_back(window.current_view()->compute_ms);
             display.push_back(window.last_display_ms());
+            cpu.push_back(window.current_view()->compute_cpu_ms + window.last_display_cpu_ms());
         }
         control->slider()->setValue(original);
         window.wait_until_drawn();
     }
-    const Summary d = summarise(drawn), p = summarise(painted), w = summarise(worker), g = summarise(display);
+    const Summary d = summarise(drawn), p = summarise(painted), w = summarise(worker), g = summarise(display), c = summarise(cpu);
     std::printf("slider sweep: %zu changes over %zu sliders\n", drawn.size(), kParams.size());
     std::printf("  engine step + display data (worker thread): median %.1f ms, worst %.1f ms\n", w.median, w.worst);
     std::printf("  updating plots, table, statistics (GUI thread): median %.1f ms, worst %.1f ms\n", g.median, g.worst);
+    std::printf("  CPU time of both (load-independent):           median %.1f ms, worst %.1f ms\n", c.median, c.worst);
     std::printf("  change -> every view updated:              median %.1f ms, worst %.1f ms\n", d.median, d.worst);
     std::printf("  change -> window repainted (full draw):     median %.1f ms, worst %.1f ms\n", p.median, p.worst);
 

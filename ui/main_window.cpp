@@ -22,6 +22,7 @@
 #include "engine/logits_loader.h"
 #include "ui/examples.h"
 #include "ui/export.h"
+#include "ui/thread_clock.h"
 
 namespace samplescope::ui {
 
@@ -215,6 +216,7 @@ bool MainWindow::wait_until_drawn(int timeout_ms) {
 void MainWindow::on_trace(std::shared_ptr<const TraceView> view) {
     QElapsedTimer timer;
     timer.start();
+    const double cpu_start = thread_cpu_ms();
     view_ = std::move(view);
     finished_generation_ = view_->generation;
     if (selected_ >= 0 && static_cast<std::size_t>(selected_) >= view_->trace->vocab_size) selected_ = -1;
@@ -224,6 +226,7 @@ void MainWindow::on_trace(std::shared_ptr<const TraceView> view) {
     result_->show_view(view_);
     parameters_->clear_engine_errors();
     last_display_ms_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    last_display_cpu_ms_ = thread_cpu_ms() - cpu_start;
     emit traceDisplayed(view_->generation);
 }
 

@@ -51,7 +51,8 @@ public:
 
     const std::shared_ptr<const TraceView>& current_view() const { return view_; }
     std::int32_t selected_token() const { return selected_; }
-    double last_display_ms() const { return last_display_ms_; }  // GUI-thread time of the last update
+    double last_display_ms() const { return last_display_ms_; }          // GUI-thread wall time of the last update
+    double last_display_cpu_ms() const { return last_display_cpu_ms_; }  // and its CPU time
     void select_token(std::int32_t id);
 
     // Inputs; on failure the banner shows the reason and everything stays as it was.
@@ -111,6 +112,7 @@ private:
     bool submit_scheduled_ = false;
     std::uint64_t finished_generation_ = 0;
     double last_display_ms_ = 0.0;
+    double last_display_cpu_ms_ = 0.0;
 };
 
 }  // namespace samplescope::ui

@@ -6,6 +6,7 @@
 
 #include "engine/input_error.h"
 #include "ui/cpu_state.h"
+#include "ui/thread_clock.h"
 
 namespace samplescope::ui {
 
@@ -15,6 +16,7 @@ SamplingOutcome run_sampling_job(SamplingJob job) {
     try {
         clear_upper_vector_state();
         const auto start = std::chrono::steady_clock::now();
+        const double cpu_start = thread_cpu_ms();
         auto view = std::make_shared<TraceView>();
         view->generation = job.generation;
         view->trace = std::make_shared<const SampleTrace>(job.request.step(*job.logits));
@@ -25,6 +27,7 @@ SamplingOutcome run_sampling_job(SamplingJob job) {
         for (const auto& info : kStages) view->stages.push_back(make_stage_plot_data(*view->trace, info.stage, job.top_n));
         view->stats = make_truncation_stats(*view->trace);
         view->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        view->compute_cpu_ms = thread_cpu_ms() - cpu_start;
         outcome.view = std::move(view);
     } catch (const InputError& error) {
         outcome.error_field = QString::fromStdString(error.field());

@@ -21,7 +21,8 @@ struct TraceView {
     std::vector<StagePlotData> stages;  // one per kStages entry
     TruncationStats stats;
     std::size_t top_n = 0;
-    double compute_ms = 0.0;  // time the worker took (engine step + display data)
+    double compute_ms = 0.0;      // wall time the worker took (engine step + display data)
+    double compute_cpu_ms = 0.0;  // CPU time of that work (what it costs on an idle machine)
 
     const StagePlotData& plot(Stage stage) const { return stages[static_cast<std::size_t>(stage)]; }
 };
