@@ -1,0 +1,144 @@
+// samplescope: the desktop visualiser. With no flags it opens on the built-in
+// full-size example; it takes the same input and parameter flags as
+// `samplescope-cli trace`. `--screenshot FILE.png` draws the window offscreen
+// with those inputs, saves it and exits (exit 2 with one line on bad input).
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QApplication>
+#include <QTabWidget>
+
+#include <CLI/CLI.hpp>
+
+#include "app/request_options.h"
+#include "engine/input_error.h"
+#include "ui/examples.h"
+#include "ui/main_window.h"
+
+namespace {
+
+struct ViewOptions {
+    std::string screenshot;
+    std::string tab = "pipeline";
+    int top_n = 0;
+    bool log_scale = false;
+    std::int64_t select = -1;
+};
+
+bool has_request_flags(const samplescope::RequestOptions& options) {
+    for (const auto& [key, text] : options.param_text) {
+        if (!text.empty()) return true;
+    }
+    return !options.seed.empty() || !options.prompt_ids.empty() || !options.output_ids.empty() || options.skip_draws > 0;
+}
+
+struct StartRequest {
+    bool on_example = true;  // no logits flags: the built-in example's row
+    samplescope::ResolvedRequest resolved;
+    QString source;
+};
+
+// Resolves the flags exactly as the CLI does, before any window exists, so bad
+// input fails fast with one line. Without logits flags the other flags apply
+// to the built-in example's row and history.
+std::optional<StartRequest> resolve_start(samplescope::RequestOptions options, const samplescope::ui::Example& example) {
+    using namespace samplescope;
+    StartRequest start;
+    start.on_example = !has_logits_input(options);
+    if (start.on_example) {
+        if (!has_request_flags(options)) return std::nullopt;
+        const auto join = [](const auto& items, auto format) {
+            std::string text;
+            for (const auto& item : items) text += format(item) + ",";
+            return text;
+        };
+        options.values = join(example.logits, [](double x) { return format_number(x); });
+        if (options.prompt_ids.empty() && options.output_ids.empty()) {
+            const auto id_text = [](std::int64_t id) { return std::to_string(id); };
+            options.prompt_ids = join(example.prompt_ids, id_text);
+            options.output_ids = join(example.output_ids, id_text);
+        }
+        if (options.seed.empty() && example.params.seed) options.seed = std::to_string(*example.params.seed);
+    }
+    start.resolved = resolve_request(options);
+    if (!start.resolved.params.seed) start.resolved.params.seed = choose_seed();  // as the CLI does: chosen, then shown
+    start.source = options.logits_file.empty() ? QStringLiteral("--values") : QString::fromStdString(options.logits_file);
+    return start;
+}
+
+void apply_start(samplescope::ui::MainWindow& window, const StartRequest& start) {
+    auto& session = window.session();
+    const auto& request = start.resolved;
+    if (!start.on_example) session.set_logits(request.logits, request.labels, start.source);
+    session.set_params(request.params);
+    session.set_history(request.prompt_ids, request.output_ids);
+    if (request.skip_draws > 0) session.skip_draws(request.skip_draws);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"samplescope: see, teach and debug how a language model picks its next token", "samplescope"};
+    samplescope::RequestOptions request_options;
+    ViewOptions view;
+    samplescope::add_request_options(app, request_options);
+    app.add_option("--screenshot", view.screenshot, "Draw the window offscreen with these inputs, save it as PNG and exit");
+    app.add_option("--tab", view.tab, "View shown first: pipeline, tokens or logits")
+        ->check(CLI::IsMember({"pipeline", "tokens", "logits"}));
+    app.add_option("--top-n", view.top_n, "Bars per stage plot (the rest are summed into one bar)")->check(CLI::Range(2, 2000));
+    app.add_flag("--log-scale", view.log_scale, "Probability axes on a log scale");
+    app.add_option("--select", view.select, "Token id to highlight in every plot and the table");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& help) {
+        return app.exit(help);
+    } catch (const CLI::ParseError& error) {
+        std::cerr << "samplescope: " << error.what() << "\n";
+        return 2;
+    }
+
+    std::optional<StartRequest> start;
+    try {
+        start = resolve_start(request_options, samplescope::ui::realistic_example());
+    } catch (const samplescope::InputError& error) {
+        std::cerr << "samplescope: " << error.what() << "\n";
+        return 2;
+    }
+
+    // A screenshot needs no display: render offscreen unless a platform was chosen.
+    if (!view.screenshot.empty() && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    int qt_argc = 1;
+    QApplication application(qt_argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("SampleScope"));
+    QApplication::setApplicationName(QStringLiteral("samplescope"));
+
+    const bool screenshot = !view.screenshot.empty();
+    samplescope::ui::MainWindow window(samplescope::ui::MainWindowOptions{!screenshot});
+    try {
+        if (start) apply_start(window, *start);
+        if (view.top_n > 0) window.pipeline_view()->top_n_box()->setValue(view.top_n);
+        if (view.log_scale) window.pipeline_view()->log_scale_box()->setChecked(true);
+        window.views()->setCurrentIndex(view.tab == "tokens" ? 1 : (view.tab == "logits" ? 2 : 0));
+        if (screenshot) {
+            window.resize(1600, 1000);
+            window.show();
+            if (!window.wait_until_drawn()) throw samplescope::InputError("screenshot", "the window was not drawn in time");
+            if (view.select >= 0) window.select_token(static_cast<std::int32_t>(view.select));
+            if (!window.error_banner()->isHidden()) {
+                std::cerr << "samplescope: " << window.error_banner()->message().toStdString() << "\n";
+            }
+            window.save_screenshot(QString::fromStdString(view.screenshot));
+            return 0;
+        }
+    } catch (const samplescope::InputError& error) {
+        std::cerr << "samplescope: " << error.what() << "\n";
+        return 2;
+    }
+    if (view.select >= 0) window.select_token(static_cast<std::int32_t>(view.select));
+    window.show();
+    return QApplication::exec();
+}

@@ -1,0 +1,358 @@
+// The real window, offscreen: parameters set through its controls, and what it
+// shows (chosen token, kept counts, thresholds, the CDF's points) checked
+// against the engine's own trace of the same input.
+#include <QtTest>
+
+#include <QFile>
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include "engine/input_error.h"
+#include "engine/sampler.h"
+#include "ui/examples.h"
+#include "ui/export.h"
+#include "ui/main_window.h"
+
+using namespace samplescope;
+using namespace samplescope::ui;
+
+namespace {
+
+// Types into an entry and presses Enter, as a user would.
+void type_into(QLineEdit* entry, const QString& text) {
+    entry->setFocus();
+    entry->selectAll();
+    QTest::keyClicks(entry, text);
+    QTest::keyClick(entry, Qt::Key_Return);
+}
+
+QString stage_info_text(MainWindow& window, Stage stage) { return window.pipeline_view()->plot(stage)->note_text(); }
+
+double line_y(QCPAbstractItem* item) { return static_cast<QCPItemStraightLine*>(item)->point1->coords().y(); }
+
+}  // namespace
+
+class GuiWindowTest : public QObject {
+    Q_OBJECT
+private:
+    std::unique_ptr<MainWindow> window_;
+    QTemporaryDir dir_;
+
+    SampleTrace engine_trace() {
+        const auto& session = window_->session();
+        return trace_once(*session.logits(), session.params(), session.request().prompt_ids(), session.request().output_ids(),
+                          session.request().draws_consumed());
+    }
+    void load(const Example& example) {
+        QVERIFY(window_->load_example(example));
+        QVERIFY(window_->wait_until_drawn());
+    }
+
+private slots:
+    void init() {
+        window_ = std::make_unique<MainWindow>(MainWindowOptions{false});
+        window_->show();
+        QVERIFY(window_->wait_until_drawn());
+    }
+    void cleanup() { window_.reset(); }
+
+    void opensOnAFullSizeExample() {
+        QCOMPARE(window_->current_view()->trace->vocab_size, kRealisticVocab);
+        QCOMPARE(window_->token_table()->model()->rowCount(), static_cast<int>(kRealisticVocab));
+        for (const auto& stage : window_->current_view()->trace->stages) {
+            if (stage.stage != Stage::Greedy) QVERIFY(stage.active);
+        }
+    }
+
+    void workedExampleShowsTheContractsAnswer() {
+        load(worked_example());
+        const SampleTrace& shown = *window_->current_view()->trace;
+        QCOMPARE(shown.token, 3);
+        QVERIFY(std::fabs(shown.logprob - (-0.92487)) < 5e-6);
+        QVERIFY(window_->result_bar()->text().contains(QStringLiteral("(id 3)")));
+        QVERIFY(stage_info_text(*window_, Stage::TopK).contains(QStringLiteral("kept 3 of 5")));
+        QVERIFY(stage_info_text(*window_, Stage::TopP).contains(QStringLiteral("kept 2 of 3")));
+        // The draw plot: its points are the trace's cumulative sums, its line is u.
+        DrawPlot* draw = window_->pipeline_view()->draw_plot();
+        QCPGraph* cdf = draw->graph_named(QStringLiteral("cumulative"));
+        QVERIFY(cdf);
+        QCOMPARE(cdf->data()->size(), static_cast<int>(shown.cumulative.size()));
+        for (int i = 0; i < cdf->data()->size(); ++i) QCOMPARE((cdf->data()->begin() + i)->value, shown.cumulative[static_cast<std::size_t>(i)]);
+        QCOMPARE(line_y(draw->item(QStringLiteral("u"))), 0.80209496430867);
+        auto* interval = static_cast<QCPItemRect*>(draw->item(QStringLiteral("chosen_interval")));
+        QCOMPARE(interval->bottomRight->coords().y(), 0.5);
+        QCOMPARE(interval->topLeft->coords().y(), 1.0);
+    }
+
+    void parametersSetThroughTheControlsMatchTheEngine() {
+        load(worked_example());
+        auto* panel = window_->parameter_panel();
+        type_into(panel->control(Param::TopK)->entry(), QStringLiteral("4"));
+        type_into(panel->control(Param::TopP)->entry(), QStringLiteral("0.95"));
+        panel->control(Param::MinP)->slider()->setValue(20);  // 0.20
+        panel->control(Param::Temperature)->slider()->setValue(150);  // 1.50
+        QVERIFY(window_->wait_until_drawn());
+        QCOMPARE(window_->session().params().top_k, std::int64_t{4});
+        QCOMPARE(window_->session().params().top_p, 0.95);
+        QCOMPARE(window_->session().params().min_p, 0.2);
+        QCOMPARE(window_->session().params().temperature, 1.5);
+
+        const SampleTrace expected = engine_trace();
+        const SampleTrace& shown = *window_->current_view()->trace;
+        QCOMPARE(shown.token, expected.token);
+        QCOMPARE(shown.logprob, expected.logprob);
+        QCOMPARE(shown.final_kept(), expected.final_kept());
+        auto* pipeline = window_->pipeline_view();
+        for (Stage stage : {Stage::TopK, Stage::TopP, Stage::MinP}) {
+            QVERIFY2(stage_info_text(*window_, stage).contains(QStringLiteral("kept %1 of").arg(expected.stage(stage).kept_count())),
+                     qPrintable(stage_info_text(*window_, stage)));
+        }
+        // Thresholds drawn where the engine put them.
+        QCOMPARE(line_y(pipeline->plot(Stage::TopK)->item(QStringLiteral("threshold"))), *expected.stage(Stage::TopK).kth_logit);
+        QCOMPARE(line_y(pipeline->plot(Stage::TopP)->item(QStringLiteral("threshold"))), 0.95);
+        QCOMPARE(line_y(pipeline->plot(Stage::MinP)->item(QStringLiteral("threshold"))), *expected.stage(Stage::MinP).prob_floor);
+        QCPGraph* curve = pipeline->plot(Stage::TopP)->graph_named(QStringLiteral("cumulative"));
+        const auto& walk = *expected.stage(Stage::TopP).walk_mass;
+        QCOMPARE(curve->data()->size(), static_cast<int>(walk.size()));
+        for (int i = 0; i < curve->data()->size(); ++i) QCOMPARE((curve->data()->begin() + i)->value, walk[static_cast<std::size_t>(i)]);
+        QCPGraph* crossing = pipeline->plot(Stage::TopP)->graph_named(QStringLiteral("crossing"));
+        QCOMPARE(crossing->data()->begin()->key, static_cast<double>(*expected.stage(Stage::TopP).crossing_rank));
+        // Kept bars hold the q after the stage; the chosen bar is the token.
+        QCPBars* chosen = pipeline->plot(Stage::Softmax)->bars(QStringLiteral("chosen"));
+        QVERIFY(chosen);
+        QCOMPARE(chosen->data()->begin()->value, expected.stage(Stage::Softmax).prob_of(expected.token));
+    }
+
+    void inactiveStagesSaySo() {
+        load(worked_example());
+        StagePlot* temperature = window_->pipeline_view()->plot(Stage::Temperature);
+        QVERIFY(temperature->title_text().endsWith(QStringLiteral("off")));
+        QVERIFY(temperature->item(QStringLiteral("inactive")));
+        QCOMPARE(temperature->plottableCount(), 0);
+    }
+
+    void badTypedValuesAreRefusedInPlace() {
+        load(worked_example());
+        const SamplingParams before = window_->session().params();
+        auto* panel = window_->parameter_panel();
+        type_into(panel->control(Param::TopP)->entry(), QStringLiteral("1.5"));
+        QCOMPARE(panel->control(Param::TopP)->error(), QString::fromStdString(*param_error(Param::TopP, 1.5)));
+        type_into(panel->control(Param::Temperature)->entry(), QStringLiteral("-1"));
+        QCOMPARE(panel->control(Param::Temperature)->error(), QString::fromStdString(*param_error(Param::Temperature, -1.0)));
+        type_into(panel->control(Param::RepetitionPenalty)->entry(), QStringLiteral("nan"));
+        QCOMPARE(panel->control(Param::RepetitionPenalty)->error(),
+                 QString::fromStdString(*param_error(Param::RepetitionPenalty, std::nan(""))));
+        type_into(panel->control(Param::TopK)->entry(), QStringLiteral("2.5"));
+        QCOMPARE(panel->control(Param::TopK)->error(), QString::fromStdString(*param_error(Param::TopK, 2.5)));
+        type_into(panel->control(Param::MinP)->entry(), QStringLiteral("abc"));
+        QVERIFY(panel->control(Param::MinP)->error().contains(QStringLiteral("\"abc\"")));
+        type_into(panel->seed_entry(), QStringLiteral("-3"));
+        QVERIFY(panel->seed_error()->isVisible());
+        try {
+            parse_seed("-3");
+            QFAIL("parse_seed accepted -3");
+        } catch (const InputError& error) {
+            QCOMPARE(panel->seed_error()->text(), QString::fromUtf8(error.what()));
+        }
+        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->session().params() == before);
+        // A valid value clears the message.
+        type_into(panel->control(Param::TopP)->entry(), QStringLiteral("0.7"));
+        QVERIFY(panel->control(Param::TopP)->error().isEmpty());
+        QCOMPARE(window_->session().params().top_p, 0.7);
+    }
+
+    void badHistoryIsRefusedInPlace() {
+        load(worked_example());
+        type_into(window_->history_panel()->prompt_entry(), QStringLiteral("1, 9"));
+        auto* error = window_->findChild<QLabel*>(QStringLiteral("error_history"));
+        QVERIFY(error->isVisible());
+        QCOMPARE(error->text(), QStringLiteral("prompt_ids has id 9 outside [0, 5)"));
+        QVERIFY(window_->session().request().prompt_ids().empty());
+    }
+
+    void badFileShowsTheBannerAndKeepsTheLogits() {
+        load(abcd_example());
+        const auto before = *window_->session().logits();
+        const QString missing = dir_.filePath(QStringLiteral("missing.txt"));
+        QVERIFY(!window_->open_logits_file(missing));
+        QVERIFY(window_->error_banner()->isVisible());
+        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("missing.txt")));
+        const QString bad = dir_.filePath(QStringLiteral("bad.txt"));
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("1.0, 2.0, oops\n");
+        file.close();
+        QVERIFY(!window_->open_logits_file(bad));
+        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("oops")));
+        const QString nan_file = dir_.filePath(QStringLiteral("nan.txt"));
+        QFile nan(nan_file);
+        QVERIFY(nan.open(QIODevice::WriteOnly));
+        nan.write("1.0\nnan\n");
+        nan.close();
+        QVERIFY(!window_->open_logits_file(nan_file));
+        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("id 1")));
+        QVERIFY(window_->wait_until_drawn());
+        QCOMPARE(*window_->session().logits(), before);
+        QCOMPARE(window_->current_view()->trace->vocab_size, before.size());
+        // A good file replaces the row and clears the banner.
+        const QString good = dir_.filePath(QStringLiteral("good.txt"));
+        QFile ok(good);
+        QVERIFY(ok.open(QIODevice::WriteOnly));
+        ok.write("x: 0.5\ny: 1.5\nz: -inf\n");
+        ok.close();
+        QVERIFY(window_->open_logits_file(good));
+        QVERIFY(window_->error_banner()->isHidden());
+        QVERIFY(window_->wait_until_drawn());
+        QCOMPARE(window_->current_view()->trace->vocab_size, std::size_t{3});
+        QCOMPARE(window_->current_view()->labels->label(1), std::string("y"));
+    }
+
+    void pasteAndTableEdits() {
+        load(abcd_example());
+        QVERIFY(!window_->paste_logits_text(QStringLiteral("1, 2, inf"), QStringLiteral("clipboard")));
+        QVERIFY(window_->error_banner()->isVisible());
+        QCOMPARE(window_->session().vocab_size(), std::size_t{4});
+        QVERIFY(window_->paste_logits_text(QStringLiteral("a\t1\nb\t2\nc\t3\n"), QStringLiteral("clipboard")));
+        QCOMPARE(window_->session().vocab_size(), std::size_t{3});
+        QCOMPARE(window_->session().labels()->label(2), std::string("c"));
+        QVERIFY(window_->paste_logits_text(QStringLiteral("1, 2, 3"), QStringLiteral("clipboard")));
+        QCOMPARE(window_->session().vocab_size(), std::size_t{3});
+        LogitsTableModel* model = window_->logits_editor()->model();
+        QSignalSpy refused(model, &LogitsTableModel::editRefused);
+        QVERIFY(!model->setData(model->index(1, LogitsTableModel::Logit), QStringLiteral("nan")));
+        QCOMPARE(refused.count(), 1);
+        QVERIFY(refused.front().front().toString().contains(QStringLiteral("logit of id 1 is nan")));
+        QVERIFY(model->setData(model->index(1, LogitsTableModel::Logit), QStringLiteral("7.5")));
+        QCOMPARE((*window_->session().logits())[1], 7.5);
+        window_->logits_editor()->table()->setCurrentIndex(model->index(2, 0));
+        window_->logits_editor()->add_row();
+        QCOMPARE(window_->session().vocab_size(), std::size_t{4});
+        QVERIFY(window_->wait_until_drawn());
+        QCOMPARE(window_->current_view()->trace->token, 1);  // 7.5 dominates; top_p 0.9 of the example keeps only id 1
+    }
+
+    void stepAndResetFollowTheDrawAccounting() {
+        load(worked_example());
+        QCOMPARE(window_->session().request().draws_consumed(), std::uint64_t{0});
+        const std::int32_t previewed = window_->current_view()->trace->token;
+        QTest::mouseClick(window_->history_panel()->step_button(), Qt::LeftButton);
+        QCOMPARE(window_->session().request().draws_consumed(), std::uint64_t{1});
+        QCOMPARE(window_->session().request().output_ids(), std::vector<std::int64_t>{previewed});
+        QVERIFY(window_->history_panel()->draws_label()->text().contains(QStringLiteral("<b>1</b>")));
+        QVERIFY(window_->wait_until_drawn());
+        // The next preview is the stream's second draw, with the first token in the history.
+        const SampleTrace expected = engine_trace();
+        QCOMPARE(window_->current_view()->trace->u, expected.u);
+        QCOMPARE(window_->current_view()->trace->draws_before, std::uint64_t{1});
+        // Greedy takes no draw.
+        window_->parameter_panel()->greedy_box()->setChecked(true);
+        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->current_view()->trace->greedy);
+        QVERIFY(window_->pipeline_view()->draw_plot()->caption_text().contains(QStringLiteral("No draw was taken")));
+        QVERIFY(!window_->pipeline_view()->draw_plot()->item(QStringLiteral("u")));
+        window_->step();
+        QCOMPARE(window_->session().request().draws_consumed(), std::uint64_t{1});
+        QTest::mouseClick(window_->history_panel()->reset_button(), Qt::LeftButton);
+        QCOMPARE(window_->session().request().draws_consumed(), std::uint64_t{0});
+        QVERIFY(window_->session().request().output_ids().empty());
+        window_->parameter_panel()->greedy_box()->setChecked(false);
+        QCOMPARE(window_->session().params().temperature, 1.0);
+    }
+
+    void tokenTableSortsSearchesAndSelects() {
+        QVERIFY(window_->wait_until_drawn());
+        TokenTableModel* model = window_->token_table()->model();
+        const SampleTrace& trace = *window_->current_view()->trace;
+        const int final_column = TokenTableModel::FirstStage + static_cast<int>(table_stages().size()) - 1;
+        QCOMPARE(TokenTableModel::stage_of_column(final_column), Stage::Softmax);
+        window_->token_table()->table()->sortByColumn(final_column, Qt::DescendingOrder);
+        const auto& probs = trace.final_probs();
+        const auto best = static_cast<std::size_t>(std::max_element(probs.begin(), probs.end()) - probs.begin());
+        QCOMPARE(model->id_at(0), trace.final_kept()[best]);
+        QCOMPARE(model->data(model->index(model->rowCount() - 1, final_column)).toString(), QStringLiteral("dropped"));
+        window_->token_table()->search()->setText(QStringLiteral("tok_12825"));
+        QVERIFY(model->rowCount() >= 1 && model->rowCount() < 20);
+        window_->token_table()->search()->setText(QStringLiteral("64586"));
+        QVERIFY(model->row_of(64586) >= 0);
+        window_->token_table()->search()->clear();
+        // Selecting a row highlights the token in the plots.
+        const std::int32_t id = trace.final_kept().front();
+        window_->token_table()->table()->selectRow(model->row_of(id));
+        QCOMPARE(window_->selected_token(), id);
+        QVERIFY(window_->pipeline_view()->plot(Stage::Softmax)->bars(QStringLiteral("selected")));
+        QVERIFY(window_->pipeline_view()->draw_plot()->item(QStringLiteral("selected")));
+    }
+
+    void exportsMatchTheCli() {
+        load(worked_example());
+        const QString json_path = dir_.filePath(QStringLiteral("trace.json"));
+        export_trace_json(*window_->current_view()->trace, json_path);
+        QProcess cli;
+        cli.start(QStringLiteral(SAMPLESCOPE_CLI), {QStringLiteral("trace"), QStringLiteral("--values"), QStringLiteral("1,3,2,3,-1"),
+                                                    QStringLiteral("--top-k"), QStringLiteral("3"), QStringLiteral("--top-p"),
+                                                    QStringLiteral("0.8"), QStringLiteral("--seed"), QStringLiteral("0")});
+        QVERIFY(cli.waitForFinished(30000));
+        QFile json(json_path);
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        QCOMPARE(json.readAll(), cli.readAllStandardOutput());
+
+        const QString csv_path = dir_.filePath(QStringLiteral("tokens.csv"));
+        export_table_csv(*window_->token_table()->model(), csv_path);
+        QFile csv(csv_path);
+        QVERIFY(csv.open(QIODevice::ReadOnly | QIODevice::Text));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 6);
+        QVERIFY(lines[0].startsWith(QStringLiteral("id,label,raw logit")));
+        QVERIFY(lines[4].startsWith(QStringLiteral("3,tok_3,3,")));
+        QVERIFY(lines[4].endsWith(QStringLiteral(",0.5")));
+
+        for (const char* suffix : {"png", "pdf"}) {
+            const QString plot_path = dir_.filePath(QStringLiteral("top_p.") + QLatin1String(suffix));
+            export_plot(*window_->pipeline_view()->plot(Stage::TopP), plot_path);
+            QVERIFY(QFileInfo(plot_path).size() > 1000);
+        }
+        QVERIFY_EXCEPTION_THROWN(export_trace_json(*window_->current_view()->trace, dir_.filePath(QStringLiteral("no/such/dir.json"))),
+                                 InputError);
+    }
+
+    void screenshotIsNotBlank() {
+        load(worked_example());
+        const QString path = dir_.filePath(QStringLiteral("window.png"));
+        window_->save_screenshot(path);
+        const QImage image(path);
+        QVERIFY(!image.isNull());
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 7) {
+            for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+        }
+        QVERIFY2(colours.size() > 50, qPrintable(QString::number(colours.size())));
+    }
+
+    void screenshotCommandUsesTheCliFlags() {
+        const QString path = dir_.filePath(QStringLiteral("app.png"));
+        QProcess app;
+        app.start(QStringLiteral(SAMPLESCOPE_APP), {QStringLiteral("--screenshot"), path, QStringLiteral("--values"),
+                                                    QStringLiteral("3,2,1,0"), QStringLiteral("--top-p"), QStringLiteral("0.9"),
+                                                    QStringLiteral("--seed"), QStringLiteral("0")});
+        QVERIFY(app.waitForFinished(60000));
+        QCOMPARE(app.exitCode(), 0);
+        const QImage image(path);
+        QCOMPARE(image.size(), QSize(1600, 1000));
+        QVERIFY(image.pixel(10, 10) != image.pixel(800, 300) || image.pixel(800, 300) != image.pixel(1200, 700));
+        // Bad input: one line, exit 2, nothing written.
+        QProcess bad;
+        bad.start(QStringLiteral(SAMPLESCOPE_APP), {QStringLiteral("--screenshot"), dir_.filePath(QStringLiteral("bad.png")),
+                                                    QStringLiteral("--values"), QStringLiteral("1,2"), QStringLiteral("--top-p"),
+                                                    QStringLiteral("2")});
+        QVERIFY(bad.waitForFinished(60000));
+        QCOMPARE(bad.exitCode(), 2);
+        QCOMPARE(QString::fromUtf8(bad.readAllStandardError()).trimmed(),
+                 QStringLiteral("samplescope: ") + QString::fromStdString(*param_error(Param::TopP, 2.0)));
+        QVERIFY(!QFile::exists(dir_.filePath(QStringLiteral("bad.png"))));
+    }
+};
+
+QTEST_MAIN(GuiWindowTest)
+#include "test_gui_window.moc"

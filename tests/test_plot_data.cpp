@@ -1,0 +1,106 @@
+// ui/plot_data: what the stage plots show is the engine's numbers, ranked, and
+// the top N plus the summed rest account for every candidate (nothing cut).
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+#include "engine/element_math.h"
+#include "engine/sampler.h"
+#include "ui/examples.h"
+#include "ui/plot_data.h"
+
+using namespace samplescope;
+using namespace samplescope::ui;
+
+class PlotDataTest : public QObject {
+    Q_OBJECT
+private slots:
+    void workedExampleTopK() {
+        const Example example = worked_example();
+        const SampleTrace trace = trace_once(example.logits, example.params);
+        const auto data = make_stage_plot_data(trace, Stage::TopK, 10);
+        // Rank order (logit desc, id asc): ids 1, 3, 2, 0, 4; top-k keeps {1, 2, 3}.
+        QCOMPARE(data.top.size(), std::size_t{5});
+        const std::int32_t order[] = {1, 3, 2, 0, 4};
+        const bool kept[] = {true, true, true, false, false};
+        for (int i = 0; i < 5; ++i) {
+            QCOMPARE(data.top[static_cast<std::size_t>(i)].id, order[i]);
+            QCOMPARE(data.top[static_cast<std::size_t>(i)].kept, kept[i]);
+        }
+        QCOMPARE(data.rest_kept_count + data.rest_dropped_count, std::size_t{0});
+    }
+    void everyCandidateIsShownOrSummed() {
+        std::mt19937_64 rng(3);
+        std::normal_distribution<double> logit(0.0, 2.0);
+        for (int row = 0; row < 300; ++row) {
+            std::vector<double> logits(static_cast<std::size_t>(5 + rng() % 400));
+            for (auto& x : logits) x = logit(rng);
+            SamplingParams params;
+            params.top_k = static_cast<std::int64_t>(rng() % 60);
+            params.top_p = 0.5 + static_cast<double>(rng() % 50) / 100.0;
+            params.min_p = static_cast<double>(rng() % 10) / 100.0;
+            params.seed = row;
+            const SampleTrace trace = trace_once(logits, params);
+            const std::size_t top_n = 1 + rng() % 30;
+            for (const auto& info : kStages) {
+                const auto data = make_stage_plot_data(trace, info.stage, top_n);
+                const StageTrace& stage = trace.stage(info.stage);
+                std::size_t kept_shown = 0;
+                double mass_shown = 0.0;
+                for (std::size_t i = 0; i < data.top.size(); ++i) {
+                    const auto& token = data.top[i];
+                    QCOMPARE(token.kept, stage.keeps(token.id));
+                    QCOMPARE(token.prob_after, stage.prob_of(token.id));
+                    if (i > 0) {
+                        const auto& before = data.top[i - 1];
+                        QVERIFY(ranks_before(before.logit, before.id, token.logit, token.id));
+                    }
+                    if (token.kept) {
+                        ++kept_shown;
+                        mass_shown += token.prob_after;
+                    }
+                }
+                QCOMPARE(data.top.size() + data.rest_kept_count + data.rest_dropped_count, data.candidates);
+                QCOMPARE(kept_shown + data.rest_kept_count, stage.kept_count());
+                QVERIFY(std::fabs(mass_shown + data.rest_kept_mass - 1.0) < 1e-9);
+            }
+        }
+    }
+    void truncationStatsOfWorkedExample() {
+        const Example example = worked_example();
+        const SampleTrace trace = trace_once(example.logits, example.params);
+        const auto stats = make_truncation_stats(trace);
+        QCOMPARE(stats.before.count, std::size_t{5});
+        QCOMPARE(stats.after.count, std::size_t{2});
+        // The final set {1, 3} carries 2 / Z of the raw distribution, Z = e^-2 + 1 + e^-1 + 1 + e^-4 (seed page).
+        const double z = std::exp(-2.0) + 1.0 + std::exp(-1.0) + 1.0 + std::exp(-4.0);
+        QVERIFY(std::fabs(stats.kept_mass - 2.0 / z) < 1e-12);
+        QCOMPARE(stats.after.entropy_bits, 1.0);
+    }
+    void rankOfMatchesTopRanked() {
+        const Example example = realistic_example();
+        const SampleTrace trace = trace_once(example.logits, example.params, example.prompt_ids, example.output_ids);
+        const StageTrace& temperature = trace.stage(Stage::Temperature);
+        const auto top = top_ranked(*temperature.kept, *temperature.logits, 50);
+        for (std::size_t i = 0; i < top.size(); ++i) QCOMPARE(rank_of(*temperature.kept, *temperature.logits, top[i]), i + 1);
+        const IdList& final_kept = trace.final_kept();
+        std::int32_t absent = 0;
+        while (std::binary_search(final_kept.begin(), final_kept.end(), absent)) ++absent;
+        QCOMPARE(rank_of(final_kept, *temperature.logits, absent), std::size_t{0});
+    }
+    void realisticExampleIsPeakedWithLongTail() {
+        const Example example = realistic_example();
+        QCOMPARE(example.logits.size(), kRealisticVocab);
+        QCOMPARE(realistic_example().logits, example.logits);  // deterministic
+        SamplingParams plain;
+        plain.seed = 0;
+        const SampleTrace trace = trace_once(example.logits, plain);
+        const auto stats = distribution_stats(*trace.stage(Stage::Widen).probs);
+        QVERIFY(stats.top1_prob > 0.1 && stats.top1_prob < 0.6);  // peaked
+        QVERIFY(stats.perplexity > 20.0);                          // a long tail
+    }
+};
+
+QTEST_APPLESS_MAIN(PlotDataTest)
+#include "test_plot_data.moc"

@@ -1,0 +1,118 @@
+// The desktop window: parameters, history and statistics docked on the left;
+// the answer line, an error banner and the views (pipeline plots, token table,
+// logits input) in the middle. Further views are added with add_view().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <QMainWindow>
+#include <QTabWidget>
+
+#include "ui/error_banner.h"
+#include "ui/history_panel.h"
+#include "ui/logits_editor.h"
+#include "ui/parameter_panel.h"
+#include "ui/pipeline_view.h"
+#include "ui/result_bar.h"
+#include "ui/sampling_worker.h"
+#include "ui/session.h"
+#include "ui/statistics_panel.h"
+#include "ui/token_table_panel.h"
+
+namespace samplescope::ui {
+
+struct Example;
+
+struct MainWindowOptions {
+    bool persist_settings = true;  // read and write QSettings (off for tests and screenshots)
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Adds a view as a tab of the central area and returns its index.
+    int add_view(QWidget* view, const QString& title);
+
+    Session& session() { return session_; }
+    ParameterPanel* parameter_panel() const { return parameters_; }
+    HistoryPanel* history_panel() const { return history_; }
+    StatisticsPanel* statistics_panel() const { return statistics_; }
+    PipelineView* pipeline_view() const { return pipeline_; }
+    TokenTablePanel* token_table() const { return tokens_; }
+    LogitsEditor* logits_editor() const { return logits_; }
+    ErrorBanner* error_banner() const { return banner_; }
+    ResultBar* result_bar() const { return result_; }
+    QTabWidget* views() const { return views_; }
+    const SamplingWorker& worker() const { return worker_; }
+
+    const std::shared_ptr<const TraceView>& current_view() const { return view_; }
+    std::int32_t selected_token() const { return selected_; }
+    double last_display_ms() const { return last_display_ms_; }          // GUI-thread wall time of the last update
+    double last_display_cpu_ms() const { return last_display_cpu_ms_; }  // and its CPU time
+    void select_token(std::int32_t id);
+
+    // Inputs; on failure the banner shows the reason and everything stays as it was.
+    bool open_logits_file(const QString& path);
+    bool paste_logits_text(const QString& text, const QString& source);
+    bool load_example(const Example& example);
+    void show_error(const QString& message);
+
+    void step();
+    void reset_request();
+
+    // True when the newest request has been drawn (or refused).
+    bool is_drawn() const;
+    // Runs the event loop until is_drawn() or the timeout; returns is_drawn().
+    bool wait_until_drawn(int timeout_ms = 30000);
+    // Draws the newest request and saves the window as PNG. Throws InputError.
+    void save_screenshot(const QString& path);
+
+signals:
+    void traceDisplayed(std::uint64_t generation);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void build_menus();
+    void schedule_sampling();
+    void submit_now();
+    void on_trace(std::shared_ptr<const TraceView> view);
+    void on_failure(std::uint64_t generation, const QString& field, const QString& message);
+    void redraw_selection();
+    void restore_settings();
+    void save_settings() const;
+    void open_file_dialog();
+    void export_plot_dialog(QCustomPlot* plot);
+    void export_all_plots_dialog();
+    void export_trace_dialog();
+    void export_table_dialog();
+
+    MainWindowOptions options_;
+    Session session_;
+    SamplingWorker worker_;
+    ParameterPanel* parameters_;
+    HistoryPanel* history_;
+    StatisticsPanel* statistics_;
+    PipelineView* pipeline_;
+    TokenTablePanel* tokens_;
+    LogitsEditor* logits_;
+    ErrorBanner* banner_;
+    ResultBar* result_;
+    QTabWidget* views_;
+
+    std::shared_ptr<const TraceView> view_;
+    std::int32_t selected_ = -1;
+    bool submit_scheduled_ = false;
+    std::uint64_t finished_generation_ = 0;
+    double last_display_ms_ = 0.0;
+    double last_display_cpu_ms_ = 0.0;
+};
+
+}  // namespace samplescope::ui
