@@ -7,6 +7,7 @@
 #include "engine/input_error.h"
 #include "engine/logits_loader.h"
 #include "engine/sampler.h"
+#include "engine/token_history.h"
 #include "engine/vocabulary.h"
 
 namespace samplescope {
@@ -79,20 +80,6 @@ void add_request_options(CLI::App& app, RequestOptions& options) {
 }
 
 bool has_logits_input(const RequestOptions& options) { return !options.logits_file.empty() || !options.values.empty(); }
-
-std::vector<std::int64_t> parse_id_list(const std::string& text, const char* field) {
-    std::vector<std::int64_t> ids;
-    for (const auto& item : split_list(text)) {
-        char* end = nullptr;
-        errno = 0;
-        const long long value = std::strtoll(item.c_str(), &end, 10);
-        if (end != item.c_str() + item.size() || errno != 0) {
-            throw InputError(field, std::string(field) + " must be integer ids, got \"" + item + "\"");
-        }
-        ids.push_back(value);
-    }
-    return ids;
-}
 
 std::vector<double> parse_value_list(const std::string& text) {
     std::vector<double> values;

@@ -45,8 +45,6 @@ void add_request_options(CLI::App& app, RequestOptions& options);
 // Whether any input or parameter flag was given.
 bool has_logits_input(const RequestOptions& options);
 
-// Parses ids such as "1,2, 2"; throws InputError naming the field.
-std::vector<std::int64_t> parse_id_list(const std::string& text, const char* field);
 // Parses logits such as "1,3,2,3,-1" ("-inf" allowed); throws InputError.
 std::vector<double> parse_value_list(const std::string& text);
 

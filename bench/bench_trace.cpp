@@ -35,7 +35,7 @@ std::vector<std::int64_t> history(std::size_t n) {
 }
 
 struct Workload {
-    std::vector<double> logits = realistic_logits(kLlama3VocabSize, 0);
+    std::vector<double> logits = realistic_logits(kLlama3VocabSize);
     std::vector<std::int64_t> prompt = history(500);
     std::vector<std::int64_t> output = history(500);
 };

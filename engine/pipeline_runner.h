@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "engine/generator.h"
+#include "engine/inverse_cdf.h"
 #include "engine/pipeline.h"
 
 namespace samplescope {
@@ -20,10 +21,5 @@ PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& input,
 // `skip_draws` uniforms discarded first.
 PipelineTrace trace_pipeline_once(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t skip_draws = 0);
 
-// The contract's draw (contract section 2, step 11): the first kept id, in
-// ascending id order, whose running sum of q exceeds u; when rounding leaves u
-// at or above the last sum, the largest kept id with q > 0. `cumulative`
-// (optional) receives the running sums.
-std::int32_t inverse_cdf_draw(const IdList& kept, const Values& probs, double u, Values* cumulative, bool& fell_back);
 
 }  // namespace samplescope

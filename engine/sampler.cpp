@@ -9,6 +9,7 @@
 
 #include "engine/element_math.h"
 #include "engine/input_error.h"
+#include "engine/inverse_cdf.h"
 
 namespace samplescope {
 
@@ -132,7 +133,7 @@ public:
         if (is_greedy(params_)) {
             result.token = argmax();
             result.logprob = log_softmax_at(logits_[result.token], penalised_.max_logit, penalised_.partition);
-            finish_greedy(result.token, vocab);
+            finish_greedy(result.token);
             result.kept_count = 1;
             return result;
         }
@@ -162,7 +163,7 @@ public:
         const double u = rng.uniform_f64();
         Values cumulative;
         bool fell_back = false;
-        const std::int32_t token = inverse_cdf(final_probs, u, trace_ ? &cumulative : nullptr, fell_back);
+        const std::int32_t token = inverse_cdf_draw(kept_, final_probs, u, trace_ ? &cumulative : nullptr, fell_back);
 
         result.token = token;
         result.logprob = log_softmax_at(logits_before_temperature_at(token), penalised_.max_logit,
@@ -354,29 +355,7 @@ private:
         prob_floor_ = floor;
     }
 
-    // Step 11: walk the kept set in ascending id order.
-    std::int32_t inverse_cdf(const Values& probs, double u, Values* cumulative, bool& fell_back) const {
-        double c = 0.0;
-        if (cumulative) cumulative->reserve(probs.size());
-        std::int32_t chosen = -1;
-        for (std::size_t i = 0; i < probs.size(); ++i) {
-            c += probs[i];
-            if (cumulative) cumulative->push_back(c);
-            if (chosen < 0 && u < c) {
-                chosen = kept_[i];
-                if (!cumulative) return chosen;
-            }
-        }
-        if (chosen >= 0) return chosen;
-        fell_back = true;
-        for (std::size_t i = probs.size(); i-- > 0;) {
-            if (probs[i] > 0.0) return kept_[i];
-        }
-        return kept_.back();  // unreachable: the maximum's q is at least 1 / |K|
-    }
-
-    void finish_greedy(std::int32_t token, std::size_t vocab) {
-        (void)vocab;
+    void finish_greedy(std::int32_t token) {
         if (!trace_) return;
         auto& greedy = trace_->stages[static_cast<std::size_t>(Stage::Greedy)];
         greedy = StageTrace{};

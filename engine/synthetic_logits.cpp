@@ -6,20 +6,16 @@
 
 namespace samplescope {
 
-namespace {
+std::int64_t realistic_id_of_rank(std::size_t rank, std::size_t vocab_size) {
+    return static_cast<std::int64_t>((rank * 7919 + 1234) % vocab_size);
+}
 
-double unit_from_hash(std::uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
-
-}  // namespace
-
-std::vector<double> realistic_logits(std::size_t vocab_size, std::uint64_t seed) {
+std::vector<double> realistic_logits(std::size_t vocab_size) {
     std::vector<double> logits(vocab_size);
-    const double v = static_cast<double>(vocab_size);
-    for (std::size_t i = 0; i < vocab_size; ++i) {
-        const std::uint64_t h = mix64(seed * 0x9E3779B97F4A7C15ULL + i);
-        const double rank = std::floor(v * unit_from_hash(h));
-        const double noise = unit_from_hash(mix64(h)) - 0.5;
-        logits[i] = 8.0 - 1.1 * std::log1p(rank) + 0.3 * noise;
+    for (std::size_t rank = 0; rank < vocab_size; ++rank) {
+        const double noise = static_cast<double>(mix64(rank + 0x5EED) >> 11) * 0x1.0p-53 - 0.5;
+        logits[static_cast<std::size_t>(realistic_id_of_rank(rank, vocab_size))] =
+            14.0 - 1.35 * std::log1p(static_cast<double>(rank)) + 0.3 * noise;
     }
     return logits;
 }

@@ -1,11 +1,34 @@
 #include "engine/token_history.h"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <string>
 
 #include "engine/input_error.h"
 
 namespace samplescope {
+
+std::vector<std::int64_t> parse_id_list(std::string_view text, const char* field) {
+    std::vector<std::int64_t> ids;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto is_separator = [](char c) { return c == ',' || std::isspace(static_cast<unsigned char>(c)); };
+        while (i < text.size() && is_separator(text[i])) ++i;
+        std::size_t end = i;
+        while (end < text.size() && !is_separator(text[end])) ++end;
+        if (end == i) break;
+        const std::string_view item = text.substr(i, end - i);
+        std::int64_t value = 0;
+        const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+        if (ec != std::errc() || ptr != item.data() + item.size()) {
+            throw InputError(field, std::string(field) + " must be integer ids, got \"" + std::string(item) + "\"");
+        }
+        ids.push_back(value);
+        i = end;
+    }
+    return ids;
+}
 
 void check_history_ids(std::span<const std::int64_t> ids, std::size_t vocab_size, const char* field) {
     for (const auto id : ids) {

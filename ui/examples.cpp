@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/generator.h"
+#include "engine/synthetic_logits.h"
 
 namespace samplescope::ui {
 
@@ -35,18 +35,7 @@ Example realistic_example() {
     example.name = "Realistic row (V = 128,256)";
     example.description = "A generated full-size row: Zipf-like (logit falls with log rank) plus small "
                           "deterministic noise, every stage switched on.";
-    const std::size_t vocab = kRealisticVocab;
-    example.logits.resize(vocab);
-    // Rank r lands on id (r x 7919 + 1234) mod V: 7919 is prime and shares no
-    // factor with V = 2^8 x 3 x 167, so this is a permutation and the top
-    // tokens are scattered over the id range as in a real vocabulary.
-    for (std::size_t rank = 0; rank < vocab; ++rank) {
-        const std::size_t id = (rank * 7919 + 1234) % vocab;
-        // mix64 is used here as a hash, not as a sampling stream: the row is the
-        // same on every machine and takes no random-number label.
-        const double noise = static_cast<double>(mix64(rank + 0x5EED) >> 11) * 0x1.0p-53 - 0.5;
-        example.logits[id] = 14.0 - 1.35 * std::log1p(static_cast<double>(rank)) + 0.3 * noise;
-    }
+    example.logits = realistic_logits(kRealisticVocab);
     example.params.temperature = 0.8;
     example.params.repetition_penalty = 1.1;
     example.params.presence_penalty = 0.3;
@@ -56,7 +45,7 @@ Example realistic_example() {
     example.params.min_p = 0.02;
     example.params.seed = 42;
     // The history names a few of the most likely tokens, so the penalties visibly move them.
-    const auto id_of_rank = [vocab](std::size_t rank) { return static_cast<std::int64_t>((rank * 7919 + 1234) % vocab); };
+    const auto id_of_rank = [](std::size_t rank) { return realistic_id_of_rank(rank, kRealisticVocab); };
     example.prompt_ids = {id_of_rank(0), id_of_rank(3), id_of_rank(17), id_of_rank(250)};
     example.output_ids = {id_of_rank(1), id_of_rank(1), id_of_rank(5)};
     return example;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/sampling_params.h"
+#include "engine/synthetic_logits.h"
 
 namespace samplescope::ui {
 
@@ -29,7 +30,7 @@ Example abcd_example();
 
 // A deterministic full-size row, V = 128,256: peaked, with a long tail, every
 // stage of the pipeline switched on, and a short history for the penalties.
-inline constexpr std::size_t kRealisticVocab = 128256;
+inline constexpr std::size_t kRealisticVocab = kLlama3VocabSize;
 Example realistic_example();
 
 // All of them, in menu order.

@@ -8,23 +8,12 @@
 #include <QRegularExpression>
 
 #include "engine/input_error.h"
+#include "engine/token_history.h"
 
 namespace samplescope::ui {
 
 std::vector<std::int64_t> parse_ids(const QString& text, const char* field) {
-    std::vector<std::int64_t> ids;
-    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
-    for (const QString& item : text.split(separators, Qt::SkipEmptyParts)) {
-        const std::string s = item.toStdString();
-        char* end = nullptr;
-        errno = 0;
-        const long long value = std::strtoll(s.c_str(), &end, 10);
-        if (end != s.c_str() + s.size() || errno != 0) {
-            throw InputError(field, std::string(field) + " must be integer ids, got \"" + s + "\"");
-        }
-        ids.push_back(value);
-    }
-    return ids;
+    return parse_id_list(text.toStdString(), field);
 }
 
 namespace {
