@@ -4,6 +4,7 @@
 // backend line says what really ran; double-clicking a row hands that row on.
 #include <QtTest>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
@@ -13,6 +14,8 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+
+#include <cmath>
 
 #include "engine/input_error.h"
 #include "engine/logits_loader.h"
@@ -171,7 +174,8 @@ private slots:
             QVERIFY(statement.contains(QStringLiteral("not on a GPU")));
             // Auto fell back: the engine's reason is given.
             QVERIFY(!view.comparison()->note.empty());
-            QVERIFY(statement.contains(QString::fromStdString(view.comparison()->note)));
+            const std::string& note = view.comparison()->note;
+            QVERIFY(statement.contains(QString::fromStdString(note.substr(note.find(':') + 2))));
         }
         RUN_OR_STOP(view, batch::Mode::Exact, batch::Backend::Host);
         QVERIFY(view.backendStatement().contains(QStringLiteral("host twin")));
@@ -308,7 +312,8 @@ private slots:
         QCOMPARE(*view.requests()[2].params.seed, std::uint64_t{7});
         QVERIFY(view.requests()[0].params.seed.has_value());  // chosen now, shown in the table
         const QString source = view.sourceLabel()->text();
-        QVERIFY(source.contains(QStringLiteral("x.npy")));
+        QVERIFY(source.contains(QStringLiteral("x.npy + p.json")));
+        QVERIFY(view.sourceLabel()->toolTip().contains(dir.filePath(QStringLiteral("x.npy"))));
 
         // Every refused file leaves the loaded batch and its parameters as they were.
         const auto keeps_batch = [&](bool loaded, const QString& file) {
@@ -343,6 +348,101 @@ private slots:
         const batch::BatchInput input = batch::make_batch_input(values.data(), 3, 5, view.requests());
         check_against(view, batch::compare_batch(input, {batch::Mode::Exact, batch::Backend::Host, 0, 0}));
         QCOMPARE(view.comparison()->rows[0].engine_token, 1);  // greedy: the lowest id of the maximum 3
+    }
+
+    // Rows whose top-p or min-p sits on the boundary between keeping one more
+    // id or not: the f32 fast path and the f64 reference may decide either way,
+    // and the near-tie rule calls such a row a near-tie, not a mismatch.
+    void fastNearTieIsHighlighted() {
+        const std::vector<float> base{2.0f, 1.25f, 0.5f, 0.0f, -1.0f, -3.0f};
+        double z = 0.0;
+        for (const float l : base) z += std::exp(static_cast<double>(l) - 2.0);
+        const double top_two_mass = (1.0 + std::exp(1.25 - 2.0)) / z;  // q of ids 0 and 1, in f64
+        const double second_ratio = std::exp(1.25 - 2.0);               // q1 / q0
+        std::vector<float> values;
+        QByteArray params("[");
+        const std::vector<double> offsets{-1e-6, -1e-7, 0.0, 1e-7, 1e-6};
+        for (const char* key : {"top_p", "min_p"}) {
+            for (const double offset : offsets) {
+                values.insert(values.end(), base.begin(), base.end());
+                const double value = (std::string(key) == "top_p" ? top_two_mass : second_ratio) + offset;
+                params += QStringLiteral("%1{\"%2\": %3, \"seed\": \"%4\"}")
+                              .arg(values.size() == base.size() ? "" : ", ", key)
+                              .arg(value, 0, 'g', 17)
+                              .arg(values.size())
+                              .toLatin1();
+            }
+        }
+        params += "]";
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const int rows = static_cast<int>(values.size() / base.size());
+        write_file(dir.filePath(QStringLiteral("boundary.npy")), npy_f32(rows, static_cast<int>(base.size()), values));
+        write_file(dir.filePath(QStringLiteral("boundary.json")), params);
+
+        CompareView view;
+        view.resize(1200, 760);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY2(view.loadFiles(dir.filePath(QStringLiteral("boundary.npy")), dir.filePath(QStringLiteral("boundary.json"))),
+                 qPrintable(view.errorText()));
+        RUN_OR_STOP(view, batch::Mode::Fast, batch::Backend::Auto, 2000);
+        const batch::BatchComparison expected = batch::compare_batch(
+            batch::make_batch_input(values.data(), static_cast<std::size_t>(rows), base.size(), view.requests()),
+            {batch::Mode::Fast, batch::Backend::Host, 2000, 0});
+        QVERIFY2(expected.counts.near_tie >= 1, "no row landed on the boundary: the highlight goes untested");
+        QCOMPARE(expected.counts.mismatch, std::size_t{0});
+        check_against(view, expected);
+
+        // "Only rows that are not equal" keeps exactly the highlighted rows.
+        view.onlyDifferencesCheck()->setChecked(true);
+        QCOMPARE(view.rowsTable()->model()->rowCount(),
+                 static_cast<int>(expected.counts.near_tie + expected.counts.mismatch));
+        view.onlyDifferencesCheck()->setChecked(false);
+        QCOMPARE(view.rowsTable()->model()->rowCount(), rows);
+
+        // A screenshot for the documentation when asked for one.
+        const QByteArray shot = qgetenv("SAMPLESCOPE_COMPARE_SCREENSHOT");
+        if (!shot.isEmpty()) QVERIFY(view.grab().save(QString::fromLocal8Bit(shot)));
+    }
+
+    // Every verdict gets its own tint, icon and word; equal rows get no tint.
+    void rowsModelMarksEveryVerdict() {
+        auto comparison = std::make_shared<batch::BatchComparison>();
+        for (const Verdict verdict : {Verdict::Equal, Verdict::NearTie, Verdict::Mismatch}) {
+            batch::RowComparison row;
+            row.reference_token = 4;
+            row.engine_token = verdict == Verdict::Mismatch ? 9 : 4;
+            row.kept = verdict;
+            row.token = verdict;
+            row.row = verdict;
+            if (verdict == Verdict::Mismatch) row.kept_mismatched_ids = {9};
+            comparison->rows.push_back(row);
+            comparison->counts.add(verdict);
+        }
+        CompareRowsModel model;
+        model.setComparison(comparison);
+        QCOMPARE(model.rowCount(), 3);
+        QSet<QRgb> tints;
+        QSet<qint64> icons;
+        for (int r = 0; r < 3; ++r) {
+            const Verdict verdict = comparison->rows[static_cast<std::size_t>(r)].row;
+            QCOMPARE(cell(model, r, CompareRowsModel::VerdictColumn), verdict_text(verdict));
+            const QVariant tint = model.data(model.index(r, CompareRowsModel::RowColumn), Qt::BackgroundRole);
+            QCOMPARE(tint.isValid(), verdict != Verdict::Equal);
+            if (tint.isValid()) tints.insert(tint.value<QBrush>().color().rgb());
+            const auto icon = model.data(model.index(r, CompareRowsModel::VerdictColumn), Qt::DecorationRole).value<QIcon>();
+            QVERIFY(!icon.isNull());
+            icons.insert(icon.cacheKey());
+            QCOMPARE(model.data(model.index(r, 0), CompareRowsModel::VerdictRole).toInt(), static_cast<int>(verdict));
+        }
+        QCOMPARE(tints.size(), 2);
+        QCOMPARE(icons.size(), 3);
+        QCOMPARE(cell(model, 1, CompareRowsModel::DetailColumn), QStringLiteral("token near-tie; kept set near-tie"));
+        QCOMPARE(cell(model, 2, CompareRowsModel::DetailColumn),
+                 QStringLiteral("token mismatch; kept set mismatch at ids 9"));
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
     }
 
     void doubleClickOpensThatRow() {
@@ -385,13 +485,6 @@ private slots:
         QVERIFY(params == synthetic.requests[row].params);
         QCOMPARE(prompt, synthetic.requests[row].prompt_ids);
         QCOMPARE(output, synthetic.requests[row].output_ids);
-
-        // A screenshot for the documentation when asked for one.
-        const QByteArray shot = qgetenv("SAMPLESCOPE_COMPARE_SCREENSHOT");
-        if (!shot.isEmpty()) {
-            view.rowsTable()->sortByColumn(CompareRowsModel::RowColumn, Qt::AscendingOrder);
-            QVERIFY(view.grab().save(QString::fromLocal8Bit(shot)));
-        }
     }
 };
 

@@ -77,10 +77,12 @@ int BatchParamsModel::rowCount(const QModelIndex& parent) const {
 
 int BatchParamsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kColumnCount; }
 
-QString BatchParamsModel::text(const RowRequest& request, int column) const {
+QString BatchParamsModel::text(const RowRequest& request, int column, bool full) const {
     if (const auto param = paramAt(column)) {
         if (*param == Param::TopK) return QString::number(request.params.top_k);
-        return QString::fromStdString(format_number(param_value(request.params, *param)));
+        const double value = param_value(request.params, *param);
+        // The cell shows 8 significant digits; the editor and the tooltip the exact value.
+        return full ? QString::fromStdString(format_number(value)) : QString::number(value, 'g', 8);
     }
     switch (column) {
         case kSeedColumn: return request.params.seed ? QString::number(*request.params.seed) : QString();
@@ -112,8 +114,8 @@ QVariant BatchParamsModel::data(const QModelIndex& index, int role) const {
     const RowRequest& request = requests_[static_cast<std::size_t>(index.row())];
     const int column = index.column();
     switch (role) {
-        case Qt::DisplayRole:
-        case Qt::EditRole: return text(request, column);
+        case Qt::DisplayRole: return text(request, column, false);
+        case Qt::EditRole: return text(request, column, true);
         case Qt::ForegroundRole:
             // Off parameters are greyed, so the stages a row uses stand out.
             if (isOff(request, column)) return QBrush(QColor(0x8a, 0x8a, 0x8a));
@@ -121,7 +123,9 @@ QVariant BatchParamsModel::data(const QModelIndex& index, int role) const {
         case Qt::TextAlignmentRole:
             if (column < kPromptColumn) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
             return {};
-        case Qt::ToolTipRole: return headerData(column, Qt::Horizontal, Qt::ToolTipRole);
+        case Qt::ToolTipRole:
+            return text(request, column, true) + QStringLiteral("\n") +
+                   headerData(column, Qt::Horizontal, Qt::ToolTipRole).toString();
         default: return {};
     }
 }

@@ -55,7 +55,7 @@ signals:
 private:
     // Applies the text to a copy of the row, or throws InputError with the contract's message.
     RowRequest edited(int row, int column, const QString& text) const;
-    QString text(const RowRequest& request, int column) const;
+    QString text(const RowRequest& request, int column, bool full) const;
     bool isOff(const RowRequest& request, int column) const;
 
     std::vector<RowRequest> requests_;

@@ -1,6 +1,7 @@
 #include "ui/compare_batch.h"
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "engine/input_error.h"
@@ -57,7 +58,11 @@ CompareBatch load_compare_batch(const std::string& logits_path, const std::strin
     seed_every_row(out.requests);
     out.logits = std::move(logits);
     out.source = logits_path;
-    if (!params_path.empty()) out.source += " + " + params_path;
+    out.source_name = std::filesystem::path(logits_path).filename().string();
+    if (!params_path.empty()) {
+        out.source += " + " + params_path;
+        out.source_name += " + " + std::filesystem::path(params_path).filename().string();
+    }
     return out;
 }
 
@@ -79,6 +84,7 @@ CompareBatch generate_compare_batch(std::size_t rows, std::size_t vocab, batch::
     seed_every_row(out.requests);
     out.source = "generated " + std::to_string(rows) + " x " + std::to_string(vocab) + " (" +
                  std::string(batch::workload_name(workload)) + ", seed " + std::to_string(seed) + ")";
+    out.source_name = out.source;
     return out;
 }
 

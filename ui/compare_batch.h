@@ -21,7 +21,8 @@ struct CompareBatch {
     // Shared, never changed after loading: a run in flight keeps its own reference.
     std::shared_ptr<const std::vector<float>> logits;
     std::vector<RowRequest> requests;  // one per row, every one with a seed
-    std::string source;                // the file, or "generated B x V (workload, seed S)"
+    std::string source;                // the file(s), or "generated B x V (workload, seed S)"
+    std::string source_name;           // the same with file names only, for a status line
 
     bool empty() const { return rows == 0; }
     // Points into `logits`; the batch must outlive the input.

@@ -98,6 +98,11 @@ int CompareRowsModel::columnCount(const QModelIndex& parent) const { return pare
 QString CompareRowsModel::detail(const batch::RowComparison& row) const {
     QStringList parts;
     if (row.token != Verdict::Equal) parts << tr("token %1").arg(verdict_text(row.token));
+    // Fast mode draws with its own random numbers: another token is no
+    // disagreement when the reference keeps it (its draws face the fit test).
+    if (row.token == Verdict::Equal && row.engine_token != row.reference_token) {
+        parts << tr("another draw from the same kept set");
+    }
     if (row.kept != Verdict::Equal) {
         QString kept = tr("kept set %1").arg(verdict_text(row.kept));
         if (!row.kept_mismatched_ids.empty()) {

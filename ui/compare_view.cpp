@@ -132,6 +132,7 @@ void CompareView::buildLayout() {
     open_params_button_->setToolTip(tr("A JSON list with one object per row (temperature, top_k, top_p, min_p, "
                                        "repetition_penalty, presence_penalty, frequency_penalty, seed as a decimal "
                                        "string, prompt_ids, output_ids, skip_draws)"));
+    generate_row->addWidget(new QLabel(tr("Generate a batch:"), batch_box));
     generate_row->addWidget(new QLabel(tr("B"), batch_box));
     generate_row->addWidget(rows_spin_);
     generate_row->addWidget(new QLabel(tr("V"), batch_box));
@@ -141,7 +142,8 @@ void CompareView::buildLayout() {
     generate_row->addWidget(new QLabel(tr("Seed"), batch_box));
     generate_row->addWidget(seed_spin_);
     generate_row->addWidget(generate_button_);
-    generate_row->addSpacing(24);
+    generate_row->addSpacing(16);
+    generate_row->addWidget(new QLabel(tr("or open files:"), batch_box));
     generate_row->addWidget(open_logits_button_);
     generate_row->addWidget(open_params_button_);
     generate_row->addStretch(1);
@@ -205,7 +207,8 @@ void CompareView::buildLayout() {
     params_table_->setAlternatingRowColors(true);
     params_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     params_table_->horizontalHeader()->setStretchLastSection(true);
-    params_table_->horizontalHeader()->setDefaultSectionSize(110);
+    // Column widths from the first rows only, so a batch of thousands sizes at once.
+    params_table_->horizontalHeader()->setResizeContentsPrecision(64);
     params_table_->verticalHeader()->setDefaultSectionSize(params_table_->fontMetrics().height() + 6);
     params_layout->addWidget(params_table_);
 
@@ -234,7 +237,7 @@ void CompareView::buildLayout() {
     rows_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     rows_table_->verticalHeader()->setVisible(false);
     rows_table_->verticalHeader()->setDefaultSectionSize(rows_table_->fontMetrics().height() + 6);
-    rows_table_->horizontalHeader()->setDefaultSectionSize(100);
+    rows_table_->horizontalHeader()->setResizeContentsPrecision(64);
     rows_table_->horizontalHeader()->setStretchLastSection(true);
     rows_table_->setToolTip(tr("Double-click a row to open it in the stage view"));
     results_layout->addWidget(rows_table_, 1);
@@ -251,6 +254,7 @@ void CompareView::setBatch(CompareBatch batch) {
     seed_every_row(batch.requests);
     batch_ = std::move(batch);
     params_model_->setRequests(batch_.requests, batch_.vocab);
+    params_table_->resizeColumnsToContents();
     comparison_.reset();
     compared_batch_.reset();
     results_stale_ = false;
@@ -289,6 +293,7 @@ bool CompareView::loadParamsFile(const QString& params_path) {
         next.requests = load_row_requests_file(params_path.toStdString(), batch_.rows);
         check_histories(next.requests, next.vocab, params_path.toStdString());
         next.source = batch_.source + " + " + params_path.toStdString();
+        next.source_name = batch_.source_name + " + " + QFileInfo(params_path).fileName().toStdString();
         setBatch(std::move(next));
         return true;
     } catch (const InputError& error) {
@@ -425,10 +430,12 @@ QString CompareView::backendStatement() const { return backend_label_->text(); }
 void CompareView::updateSource() {
     if (batch_.empty()) {
         source_label_->setText(tr("No batch yet: generate one or open a [B, V] logits file."));
+        source_label_->setToolTip(QString());
         return;
     }
-    source_label_->setText(tr("%1: B = %2 rows, V = %3 ids")
-                               .arg(QString::fromStdString(batch_.source))
+    source_label_->setToolTip(QString::fromStdString(batch_.source));
+    source_label_->setText(tr("On show: %1, B = %2 rows, V = %3 ids")
+                               .arg(QString::fromStdString(batch_.source_name))
                                .arg(batch_.rows)
                                .arg(batch_.vocab));
 }
@@ -460,7 +467,9 @@ void CompareView::showSummary() {
                    .arg(from_view(batch::mode_name(c.mode)))
                    .arg(c.tolerance.delta, 0, 'g', 3)
                    .arg(c.tolerance.logprob, 0, 'g', 3);
-    details << tr("worst |Δ logprob| %1").arg(c.worst_logprob_difference, 0, 'e', 2);
+    details << tr("worst |Δ logprob| %1")
+                   .arg(c.worst_logprob_difference == 0.0 ? QStringLiteral("0")
+                                                          : QString::number(c.worst_logprob_difference, 'e', 2));
     details << tr("kept sets: %1 mismatch, %2 near-tie").arg(c.kept_mismatches).arg(c.kept_near_ties);
     if (c.fit) {
         details << tr("goodness of fit p = %1 (χ² %2 on %3 dof, %4 rows × %5 draws)")
@@ -471,6 +480,10 @@ void CompareView::showSummary() {
                        .arg(c.fit->draws_per_row);
     } else if (c.mode == batch::Mode::Fast) {
         details << tr("no goodness-of-fit test (fit draws 0)");
+    }
+    if (c.mode == batch::Mode::Fast) {
+        details << tr("fast mode draws with its own random numbers: its token counts as equal when the reference "
+                      "keeps it");
     }
     details << tr("time: reference %1, batch engine %2").arg(duration(c.reference_seconds), duration(c.engine_seconds));
     QString text = details.join(QStringLiteral(" · "));
@@ -485,8 +498,9 @@ void CompareView::showSummary() {
     if (c.backend == batch::Backend::Cuda) {
         backend_label_->setText(tr("The batch engine ran on a GPU: %1.").arg(device));
     } else {
-        const QString why = c.note.empty() ? tr("the host backend was chosen")
-                                           : QString::fromStdString(c.note);
+        QString why = c.note.empty() ? tr("the host backend was chosen") : QString::fromStdString(c.note);
+        // The engine's note reads "no GPU: <reason>"; the sentence already says it.
+        if (why.startsWith(QStringLiteral("no GPU: "))) why = tr("backend auto found none (%1)").arg(why.mid(8));
         // device reads "host twin (N threads)".
         backend_label_->setText(tr("The batch engine ran on the %1, not on a GPU: %2.").arg(device, why));
     }
