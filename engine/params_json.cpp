@@ -1,6 +1,8 @@
 #include "engine/params_json.h"
 
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include "engine/input_error.h"
@@ -57,6 +59,38 @@ RowRequest row_request_from_json(const nlohmann::json& object, const std::string
         }
     }
     return row;
+}
+
+std::vector<RowRequest> row_requests_from_json(const nlohmann::json& list, std::size_t rows, const std::string& source) {
+    if (!list.is_array()) throw InputError(source, source + ": expected a list with one object per row");
+    if (list.size() != rows) {
+        throw InputError(source, source + ": has " + std::to_string(list.size()) + " rows but the logits have " +
+                                     std::to_string(rows));
+    }
+    std::vector<RowRequest> requests;
+    requests.reserve(rows);
+    for (std::size_t r = 0; r < rows; ++r) {
+        try {
+            requests.push_back(row_request_from_json(list[r], "row " + std::to_string(r)));
+        } catch (const InputError& error) {
+            throw InputError(error.field(), source + ": " + error.what());
+        }
+    }
+    return requests;
+}
+
+std::vector<RowRequest> load_row_requests_file(const std::string& path, std::size_t rows) {
+    std::ifstream file(path);
+    if (!file) throw InputError(path, path + ": cannot open the params file");
+    std::stringstream text;
+    text << file.rdbuf();
+    nlohmann::json json;
+    try {
+        json = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::parse_error& error) {
+        throw InputError(path, path + ": not valid JSON (" + std::string(error.what()) + ")");
+    }
+    return row_requests_from_json(json, rows, path);
 }
 
 nlohmann::ordered_json params_to_json(const SamplingParams& params) {

@@ -45,33 +45,6 @@ std::size_t parse_count(const std::string& text, const char* what) {
     return static_cast<std::size_t>(value);
 }
 
-std::vector<RowRequest> load_params(const std::string& path, std::size_t rows) {
-    std::ifstream file(path);
-    if (!file) throw InputError(path, path + ": cannot open the params file");
-    std::stringstream text;
-    text << file.rdbuf();
-    nlohmann::json json;
-    try {
-        json = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& error) {
-        throw InputError(path, path + ": not valid JSON (" + std::string(error.what()) + ")");
-    }
-    if (!json.is_array()) throw InputError(path, path + ": expected a list with one object per row");
-    if (json.size() != rows) {
-        throw InputError(path, path + ": has " + std::to_string(json.size()) + " rows but the logits have " +
-                                   std::to_string(rows));
-    }
-    std::vector<RowRequest> requests;
-    for (std::size_t r = 0; r < rows; ++r) {
-        try {
-            requests.push_back(row_request_from_json(json[r], "row " + std::to_string(r)));
-        } catch (const InputError& error) {
-            throw InputError(error.field(), path + ": " + error.what());
-        }
-    }
-    return requests;
-}
-
 }  // namespace
 
 LoadedBatch load_batch(const BatchFlags& flags) {
@@ -112,7 +85,7 @@ LoadedBatch load_batch(const BatchFlags& flags) {
         batch.requests.assign(batch.rows, RowRequest{});
         batch.source = flags.logits_file;
     }
-    if (!flags.params_file.empty()) batch.requests = load_params(flags.params_file, batch.rows);
+    if (!flags.params_file.empty()) batch.requests = load_row_requests_file(flags.params_file, batch.rows);
     return batch;
 }
 
