@@ -13,9 +13,12 @@ build_dir=${SAMPLESCOPE_FUZZ_BUILD_DIR:-build-fuzz}
 seconds=${SAMPLESCOPE_FUZZ_SECONDS:-15}
 targets=(npy safetensors json_logits text_logits tokenizer_json vocab_txt gguf_vocab token_display)
 
-if ! command -v clang++ >/dev/null; then
-    echo "fuzz.sh: clang++ is needed for libFuzzer" >&2
-    exit 1
+# libFuzzer ships with clang's runtime; install both when missing (Debian 12).
+if ! command -v clang++ >/dev/null || ! dpkg-query -W -f='${Status}' libclang-rt-dev 2>/dev/null | grep -q "install ok installed"; then
+    sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends clang libclang-rt-dev
 fi
 cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DSAMPLESCOPE_FUZZ=ON -DSAMPLESCOPE_SANITIZE=address,undefined -DSAMPLESCOPE_GUI=OFF \
