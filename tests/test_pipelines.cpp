@@ -1,4 +1,4 @@
-// The pipelines of engine/pipeline*.h: the kept sets the engine study (engines.md) states
+// The pipelines of engine/pipeline*.h: the kept sets the engine study (docs/engines-study.md) states
 // for its seven inputs (section 7 of the study, quoted per case below), each
 // rule at its exact boundary, spec against the reference sampler on random
 // rows, and the agreements the study predicts.
