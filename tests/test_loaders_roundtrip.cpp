@@ -202,7 +202,8 @@ private slots:
             std::string line;
             for (auto& v : row) {
                 v = normal(rng);
-                line += (line.empty() ? "" : "\t") + format_number(v);
+                if (!line.empty()) line += '\t';
+                line += format_number(v);
             }
             const auto parsed = parse_logits_text(line, "clipboard");
             compare_exact(parsed, 1, row.size(), row);
