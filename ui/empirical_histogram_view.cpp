@@ -85,7 +85,14 @@ EmpiricalHistogramView::EmpiricalHistogramView(QWidget* parent)
         const DrawOutcome outcome = watcher_.result();
         draw_button_->setEnabled(true);
         cancel_button_->setEnabled(false);
-        if (outcome.result) {
+        if (outcome.result && input_serial_ != run_serial_) {
+            // The input changed while drawing: the sample answers a question no longer asked.
+            result_.reset();
+            plot_->clearPlottables();
+            plot_->replot();
+            progress_->setValue(0);
+            summary_->setText(tr("The input changed during the run: press Draw to sample the new final distribution."));
+        } else if (outcome.result) {
             result_ = outcome.result;
             showResult();
         } else {
@@ -110,6 +117,7 @@ void EmpiricalHistogramView::setInput(std::vector<double> logits, std::vector<st
     if (!params_.seed) params_.seed = choose_seed();  // one seed, so a second run replays the first
     prompt_ids_ = std::move(prompt_ids);
     output_ids_ = std::move(output_ids);
+    ++input_serial_;
     // A finished run belongs to the old input: say so rather than show it as
     // this input's sample (a new run starts only on Draw).
     if (result_ && !running()) {
@@ -151,6 +159,7 @@ void EmpiricalHistogramView::start() {
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     done_ = std::make_shared<std::atomic<std::uint64_t>>(0);
     asked_ = static_cast<std::uint64_t>(draws_->value());
+    run_serial_ = input_serial_;
     progress_->setValue(0);
     draw_button_->setEnabled(false);
     cancel_button_->setEnabled(true);

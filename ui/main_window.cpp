@@ -71,7 +71,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
     add_view(pipeline_, QStringLiteral("Pipeline"));
     add_view(tokens_, QStringLiteral("Token table"));
     add_view(logits_, QStringLiteral("Logits input"));
-    add_pipeline_views();
+    add_input_views();
 
     auto* parameters_scroll = new QScrollArea(this);
     parameters_scroll->setWidget(parameters_);
@@ -183,9 +183,10 @@ void MainWindow::show_view(QWidget* view) {
     }
 }
 
-// Views over the same input as the pipeline plots. One more view (for example
-// a CPU-versus-GPU comparison) is one more add_input_view() line here.
-void MainWindow::add_pipeline_views() {
+// Views over the same input as the pipeline plots. One more view (a
+// CPU-versus-GPU comparison, say) is one more add_input_view() call at the end
+// of this function, with its library linked into samplescope_ui.
+void MainWindow::add_input_views() {
     compare_pipelines_ = new PipelineCompareView(this);
     compare_pipelines_->setObjectName(QStringLiteral("compare_pipelines"));
     add_input_view(compare_pipelines_, QStringLiteral("Compare pipelines"), [this](const WindowInput& input) {

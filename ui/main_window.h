@@ -124,7 +124,7 @@ protected:
 
 private:
     void build_menus();
-    void add_pipeline_views();
+    void add_input_views();
     void input_changed();
     void refresh_shown_view();
     void show_label_warnings_or_hide_banner();
