@@ -1,19 +1,25 @@
 // samplescope: the desktop visualiser. With no flags it opens on the built-in
 // full-size example; it takes the same input and parameter flags as
-// `samplescope-cli trace`. `--screenshot FILE.png` draws the window offscreen
-// with those inputs, saves it and exits (exit 2 with one line on bad input).
+// `samplescope-cli trace` (--vocab included). `--screenshot FILE.png` draws the
+// window offscreen with those inputs, saves it and exits (exit 2 with one line
+// on bad input).
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <QApplication>
+#include <QDeadlineTimer>
+#include <QLabel>
 #include <QTabWidget>
+#include <QTextDocumentFragment>
 
 #include <CLI/CLI.hpp>
 
 #include "app/request_options.h"
 #include "engine/input_error.h"
+#include "engine/pipeline_examples.h"
+#include "engine/vocabulary.h"
 #include "ui/examples.h"
 #include "ui/main_window.h"
 
@@ -21,11 +27,44 @@ namespace {
 
 struct ViewOptions {
     std::string screenshot;
-    std::string tab = "pipeline";
+    std::string tab;  // "" = pipeline, or the tab the other flags open
     int top_n = 0;
     bool log_scale = false;
     std::int64_t select = -1;
+    std::string pipeline_example;  // a "Where engines differ" example's key
+    int histogram_draws = 0;       // > 0: run the empirical histogram with this many draws
 };
+
+const samplescope::PipelineExample* find_pipeline_example(const std::string& key) {
+    for (const auto& example : samplescope::pipeline_examples()) {
+        if (example.key == key) return &example;
+    }
+    return nullptr;
+}
+
+// --tab's names and the views they pick.
+QWidget* tab_widget(samplescope::ui::MainWindow& window, const std::string& tab) {
+    if (tab == "tokens") return window.token_table();
+    if (tab == "logits") return window.logits_editor();
+    if (tab == "compare-pipelines") return window.pipeline_compare_view();
+    if (tab == "histogram") return window.histogram_view();
+    return window.pipeline_view();
+}
+
+// Runs the histogram view's draws to the end (the event loop keeps turning).
+void run_histogram(samplescope::ui::MainWindow& window, int draws) {
+    auto* view = window.histogram_view();
+    window.show_view(view);  // feeds it the window's input
+    view->setDraws(draws);
+    view->start();
+    QDeadlineTimer deadline(120000);
+    while (view->running() && !deadline.hasExpired()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    QCoreApplication::processEvents();
+    if (view->running()) throw samplescope::InputError("histogram-draws", "the histogram was not drawn in time");
+    if (!view->result()) {
+        throw samplescope::InputError("histogram-draws", QTextDocumentFragment::fromHtml(view->summary()->text()).toPlainText().toStdString());
+    }
+}
 
 bool has_request_flags(const samplescope::RequestOptions& options) {
     for (const auto& [key, text] : options.param_text) {
@@ -85,8 +124,16 @@ int main(int argc, char** argv) {
     ViewOptions view;
     samplescope::add_request_options(app, request_options);
     app.add_option("--screenshot", view.screenshot, "Draw the window offscreen with these inputs, save it as PNG and exit");
-    app.add_option("--tab", view.tab, "View shown first: pipeline, tokens or logits")
-        ->check(CLI::IsMember({"pipeline", "tokens", "logits"}));
+    app.add_option("--tab", view.tab, "View shown first: pipeline, tokens, logits, compare-pipelines or histogram")
+        ->check(CLI::IsMember({"pipeline", "tokens", "logits", "compare-pipelines", "histogram"}));
+    std::vector<std::string> example_keys;
+    for (const auto& example : samplescope::pipeline_examples()) example_keys.push_back(example.key);
+    app.add_option("--pipeline-example", view.pipeline_example,
+                   "Open a 'Where engines differ' example (its row, parameters and the two pipelines) in Compare pipelines")
+        ->check(CLI::IsMember(example_keys));
+    app.add_option("--histogram-draws", view.histogram_draws,
+                   "Run the empirical histogram with N draws (1 to 1,000,000) and show it")
+        ->check(CLI::Range(1, 1000000));
     app.add_option("--top-n", view.top_n, "Bars per stage plot (the rest are summed into one bar)")->check(CLI::Range(2, 2000));
     app.add_flag("--log-scale", view.log_scale, "Probability axes on a log scale");
     app.add_option("--select", view.select, "Token id to highlight in every plot and the table");
@@ -99,9 +146,19 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    // The vocabulary is the window's (it labels every row until cleared), so it
+    // is loaded here rather than folded into the row's labels; a bad file still fails fast.
+    const std::string vocab_file = request_options.vocab_file;
+    request_options.vocab_file.clear();
     std::optional<StartRequest> start;
+    std::optional<samplescope::Vocabulary> vocabulary;
     try {
+        if (!view.pipeline_example.empty() && (has_logits_input(request_options) || has_request_flags(request_options))) {
+            throw samplescope::InputError("pipeline-example", "--pipeline-example brings its own row and parameters; "
+                                                              "give no logits or parameter flags with it");
+        }
         start = resolve_start(request_options, samplescope::ui::realistic_example());
+        if (!vocab_file.empty()) vocabulary = samplescope::load_vocabulary(vocab_file);
     } catch (const samplescope::InputError& error) {
         std::cerr << "samplescope: " << error.what() << "\n";
         return 2;
@@ -120,15 +177,24 @@ int main(int argc, char** argv) {
     samplescope::ui::MainWindow window(samplescope::ui::MainWindowOptions{!screenshot});
     try {
         if (start) apply_start(window, *start);
+        if (!view.pipeline_example.empty()) window.load_pipeline_example(*find_pipeline_example(view.pipeline_example));
+        if (vocabulary) {
+            window.set_vocabulary(std::move(*vocabulary));
+            for (const auto& warning : window.session().label_warnings()) std::cerr << "samplescope: warning: " << warning << "\n";
+        }
         if (view.top_n > 0) window.pipeline_view()->top_n_box()->setValue(view.top_n);
         if (view.log_scale) window.pipeline_view()->log_scale_box()->setChecked(true);
-        window.views()->setCurrentIndex(view.tab == "tokens" ? 1 : (view.tab == "logits" ? 2 : 0));
+        if (!view.tab.empty() || view.pipeline_example.empty()) window.show_view(tab_widget(window, view.tab));
         if (screenshot) {
             window.resize(1600, 1000);
             window.show();
             if (!window.wait_until_drawn()) throw samplescope::InputError("screenshot", "the window was not drawn in time");
+            if (view.histogram_draws > 0) {
+                run_histogram(window, view.histogram_draws);
+                if (!view.tab.empty()) window.show_view(tab_widget(window, view.tab));
+            }
             if (view.select >= 0) window.select_token(static_cast<std::int32_t>(view.select));
-            if (!window.error_banner()->isHidden()) {
+            if (!window.error_banner()->isHidden() && !window.error_banner()->is_warning()) {
                 std::cerr << "samplescope: " << window.error_banner()->message().toStdString() << "\n";
             }
             window.save_screenshot(QString::fromStdString(view.screenshot));
@@ -140,5 +206,10 @@ int main(int argc, char** argv) {
     }
     if (view.select >= 0) window.select_token(static_cast<std::int32_t>(view.select));
     window.show();
+    if (view.histogram_draws > 0) {
+        window.show_view(window.histogram_view());
+        window.histogram_view()->setDraws(view.histogram_draws);
+        window.histogram_view()->start();
+    }
     return QApplication::exec();
 }

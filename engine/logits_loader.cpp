@@ -88,6 +88,11 @@ LogitsMatrix load_logits_file(const std::string& path, const LoadOptions& option
     return load_from(source, options);
 }
 
+std::vector<std::string> safetensors_float_tensors(const std::string& path) {
+    const FileSource source(path);
+    return detail::safetensors_float_tensors(source);
+}
+
 LogitsMatrix load_logits_bytes(std::string_view bytes, const std::string& source, const LoadOptions& options) {
     const MemorySource memory(bytes, source);
     return load_from(memory, options);

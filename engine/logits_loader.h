@@ -54,6 +54,11 @@ struct LoadOptions {
 LogitsMatrix load_logits_file(const std::string& path);
 LogitsMatrix load_logits_file(const std::string& path, const LoadOptions& options);
 
+// The float tensors of a .safetensors file, read from its header only, sorted by
+// name: the names LoadOptions::tensor can take (a GUI offers them when
+// there are several). Throws InputError when the header cannot be read.
+std::vector<std::string> safetensors_float_tensors(const std::string& path);
+
 // The same from bytes in memory; `source` names them in errors (and its
 // extension picks the format when options.format is Auto).
 LogitsMatrix load_logits_bytes(std::string_view bytes, const std::string& source, const LoadOptions& options = {});

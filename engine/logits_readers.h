@@ -15,6 +15,7 @@ namespace samplescope::detail {
 
 LogitsMatrix read_npy(const ByteSource& source, const LoadOptions& options);
 LogitsMatrix read_safetensors(const ByteSource& source, const LoadOptions& options);
+std::vector<std::string> safetensors_float_tensors(const ByteSource& source);
 LogitsMatrix read_json_logits(const ByteSource& source, const LoadOptions& options);
 LogitsMatrix read_text_logits(const ByteSource& source, const LoadOptions& options);
 LogitsMatrix parse_text_logits(std::string_view text, const ByteSource& source);

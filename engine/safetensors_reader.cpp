@@ -86,9 +86,8 @@ std::string name_list(const std::vector<std::string>& names) {
     return text;
 }
 
-}  // namespace
-
-LogitsMatrix read_safetensors(const ByteSource& source, const LoadOptions& options) {
+// The JSON header; `data_start` receives where the data begins.
+nlohmann::json read_header(const ByteSource& source, std::uint64_t& data_start) {
     if (source.size() < 8) source.fail("not a .safetensors file (" + std::to_string(source.size()) + " bytes, too short for the header)");
     std::byte prefix[8];
     source.read(0, prefix);
@@ -111,7 +110,30 @@ LogitsMatrix read_safetensors(const ByteSource& source, const LoadOptions& optio
         source.fail("malformed .safetensors header (not valid JSON)");
     }
     if (!doc.is_object()) source.fail("not a .safetensors file (the header is not a JSON object)");
-    const std::uint64_t data_start = 8 + header_length;
+    data_start = 8 + header_length;
+    return doc;
+}
+
+bool is_float_entry(const nlohmann::json& value) {
+    return value.is_object() && value.contains("dtype") && value["dtype"].is_string() &&
+           float_type_of(value["dtype"].get<std::string>()).has_value();
+}
+
+}  // namespace
+
+std::vector<std::string> safetensors_float_tensors(const ByteSource& source) {
+    std::uint64_t data_start = 0;
+    const nlohmann::json doc = read_header(source, data_start);
+    std::vector<std::string> names;
+    for (const auto& [name, value] : doc.items()) {
+        if (name != "__metadata__" && is_float_entry(value)) names.push_back(name);
+    }
+    return names;
+}
+
+LogitsMatrix read_safetensors(const ByteSource& source, const LoadOptions& options) {
+    std::uint64_t data_start = 0;
+    nlohmann::json doc = read_header(source, data_start);
     const std::uint64_t data_size = source.size() - data_start;
 
     std::vector<std::string> names;
@@ -119,10 +141,7 @@ LogitsMatrix read_safetensors(const ByteSource& source, const LoadOptions& optio
     for (const auto& [name, value] : doc.items()) {
         if (name == "__metadata__") continue;
         names.push_back(name);
-        if (value.is_object() && value.contains("dtype") && value["dtype"].is_string() &&
-            float_type_of(value["dtype"].get<std::string>())) {
-            float_names.push_back(name);
-        }
+        if (is_float_entry(value)) float_names.push_back(name);
     }
     if (names.empty()) source.fail("the .safetensors file holds no tensors");
     std::string chosen = options.tensor;

@@ -143,6 +143,21 @@ private slots:
         const std::string named = encode_safetensors({{"logits", {3}, a, FloatType::F32, {}}, {"other", {4}, b, FloatType::F32, {}}});
         compare_exact(load_logits_bytes(named, "x.safetensors"), 1, 3, a);
     }
+    void safetensorsListsItsFloatTensors() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("two.safetensors").toStdString();
+        write_file_bytes(path, encode_safetensors({{"zeta", {2}, {1, 2}, FloatType::BF16, {}},
+                                                   {"alpha", {1, 2}, {3, 4}, FloatType::F16, {}},
+                                                   {"prompt_ids", {1}, {}, FloatType::F32, {0}}}));
+        // The id tensor is not a logits tensor.
+        QCOMPARE(safetensors_float_tensors(path), (std::vector<std::string>{"alpha", "zeta"}));
+        for (const auto& name : safetensors_float_tensors(path)) {
+            QCOMPARE(load_logits_file(path, with_tensor(name)).cols, std::size_t{2});
+        }
+        const std::string text = dir.filePath("not.safetensors").toStdString();
+        write_file_bytes(text, "1, 2, 3\n");
+        QVERIFY_EXCEPTION_THROWN(safetensors_float_tensors(text), InputError);
+    }
     void jsonShapes() {
         compare_exact(load_logits_bytes("[1, 3, 2.5, \"-inf\", -1]", "x.json"), 1, 5,
                       {1, 3, 2.5, -std::numeric_limits<double>::infinity(), -1});
@@ -168,6 +183,32 @@ private slots:
         const auto spaced = load_logits_bytes("x\t1\n the\t2\n \t3\n42\t4\n", "x.tsv");
         compare_exact(spaced, 1, 4, {1, 2, 3, 4});
         QCOMPARE(spaced.labels, (std::vector<std::string>{"x", " the", " ", "42"}));
+        // One line of tab-separated numbers is a row of numbers, not `label<TAB>logit`:
+        // a line is labelled only when its label is not a number.
+        for (const std::string source : {"clipboard", "x.tsv", "x.txt"}) {
+            const auto row = load_logits_bytes("1\t2\t3", source);
+            compare_exact(row, 1, 3, {1, 2, 3});
+            QVERIFY(row.labels.empty());
+            compare_exact(load_logits_bytes("1\t2\r\n", source), 1, 2, {1, 2});
+            compare_exact(parse_logits_text("-1.5\t2e0\t-inf\t0\n", source), 1, 4,
+                          {-1.5, 2, -std::numeric_limits<double>::infinity(), 0});
+            QCOMPARE(load_logits_bytes("a\t2", source).labels, (std::vector<std::string>{"a"}));
+        }
+        // Any row of numbers joined by tabs reads back as that row.
+        std::mt19937_64 rng(11);
+        std::normal_distribution<double> normal(0.0, 5.0);
+        for (int trial = 0; trial < 200; ++trial) {
+            std::vector<double> row(1 + rng() % 9);
+            std::string line;
+            for (auto& v : row) {
+                v = normal(rng);
+                if (!line.empty()) line += '\t';
+                line += format_number(v);
+            }
+            const auto parsed = parse_logits_text(line, "clipboard");
+            compare_exact(parsed, 1, row.size(), row);
+            QVERIFY(parsed.labels.empty());
+        }
         // The old entry point still parses text in memory.
         compare_exact(parse_logits_text("0.5;0.25", "typed"), 1, 2, {0.5, 0.25});
     }

@@ -16,6 +16,7 @@
 
 #include "engine/input_error.h"
 #include "engine/pipeline_presets.h"
+#include "ui/cpu_state.h"
 
 namespace samplescope {
 
@@ -84,7 +85,14 @@ EmpiricalHistogramView::EmpiricalHistogramView(QWidget* parent)
         const DrawOutcome outcome = watcher_.result();
         draw_button_->setEnabled(true);
         cancel_button_->setEnabled(false);
-        if (outcome.result) {
+        if (outcome.result && input_serial_ != run_serial_) {
+            // The input changed while drawing: the sample answers a question no longer asked.
+            result_.reset();
+            plot_->clearPlottables();
+            plot_->replot();
+            progress_->setValue(0);
+            summary_->setText(tr("The input changed during the run: press Draw to sample the new final distribution."));
+        } else if (outcome.result) {
             result_ = outcome.result;
             showResult();
         } else {
@@ -109,6 +117,16 @@ void EmpiricalHistogramView::setInput(std::vector<double> logits, std::vector<st
     if (!params_.seed) params_.seed = choose_seed();  // one seed, so a second run replays the first
     prompt_ids_ = std::move(prompt_ids);
     output_ids_ = std::move(output_ids);
+    ++input_serial_;
+    // A finished run belongs to the old input: say so rather than show it as
+    // this input's sample (a new run starts only on Draw).
+    if (result_ && !running()) {
+        result_.reset();
+        plot_->clearPlottables();
+        plot_->replot();
+        progress_->setValue(0);
+        summary_->setText(tr("The input changed: press Draw to sample the new final distribution."));
+    }
 }
 
 void EmpiricalHistogramView::setPipeline(const Pipeline& pipeline) {
@@ -141,6 +159,7 @@ void EmpiricalHistogramView::start() {
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     done_ = std::make_shared<std::atomic<std::uint64_t>>(0);
     asked_ = static_cast<std::uint64_t>(draws_->value());
+    run_serial_ = input_serial_;
     progress_->setValue(0);
     draw_button_->setEnabled(false);
     cancel_button_->setEnabled(true);
@@ -158,6 +177,7 @@ void EmpiricalHistogramView::start() {
     const auto done = done_;
     watcher_.setFuture(QtConcurrent::run([=]() {
         DrawOutcome outcome;
+        ui::clear_upper_vector_state();  // a pool thread may carry a dirty AVX state: exp would crawl
         try {
             outcome.result = sample_empirically(
                 pipeline, PipelineInput{logits, params, prompt, output}, draws, 0,
@@ -203,8 +223,8 @@ void EmpiricalHistogramView::showResult() {
     if (r.deviation.id >= 0) {
         deviation = std::isfinite(r.deviation.z)
                         ? tr("largest deviation: token %1 at %2 standard errors")
-                              .arg(label_of(r.deviation.id), QString::number(r.deviation.z, 'f', 2))
-                        : tr("largest deviation: token %1 drawn though q = 0").arg(label_of(r.deviation.id));
+                              .arg(label_of(r.deviation.id).toHtmlEscaped(), QString::number(r.deviation.z, 'f', 2))
+                        : tr("largest deviation: token %1 drawn though q = 0").arg(label_of(r.deviation.id).toHtmlEscaped());
     }
     const QString verdict = t.degrees_of_freedom == 0
                                 ? tr("nothing to test (one outcome)")

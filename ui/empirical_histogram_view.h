@@ -81,6 +81,8 @@ private:
     std::shared_ptr<std::atomic<bool>> cancel_;
     std::shared_ptr<std::atomic<std::uint64_t>> done_;
     std::uint64_t asked_ = 0;
+    std::uint64_t input_serial_ = 0;  // bumped by setInput
+    std::uint64_t run_serial_ = 0;    // the input a run was started on
     QString error_;
 
     QComboBox* pipeline_combo_ = nullptr;

@@ -1,6 +1,7 @@
-// A banner at the top of the window for errors that belong to no single field
-// (a file that could not be read, a refused paste or drop). It says what was
-// refused in the contract's words and that the previous input is still there.
+// A banner at the top of the window for messages that belong to no single
+// field: errors (a file that could not be read, a refused paste or drop) in
+// the contract's words, saying that the previous input is still there; and
+// warnings (input accepted with a caveat, such as a vocabulary of another size).
 #pragma once
 
 #include <QFrame>
@@ -13,10 +14,15 @@ class ErrorBanner : public QFrame {
 public:
     explicit ErrorBanner(QWidget* parent = nullptr);
     void show_error(const QString& message);
+    void show_warning(const QString& message);
     QString message() const { return text_->text(); }
+    bool is_warning() const { return warning_; }
 
 private:
+    void set_style(bool warning);
+
     QLabel* text_;
+    bool warning_ = false;
 };
 
 }  // namespace samplescope::ui

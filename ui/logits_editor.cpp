@@ -27,11 +27,12 @@ LogitsEditor::LogitsEditor(Session* session, QWidget* parent) : QWidget(parent),
     table_->setColumnWidth(1, 220);
 
     auto* open = new QPushButton(QStringLiteral("Open file..."), this);
-    open->setToolTip(QStringLiteral("Plain text, CSV/TSV, `label: logit` lines, a JSON array or object, or .npy (f32/f64). "
+    open->setToolTip(QStringLiteral(".npy (f16, bf16, f32, f64), .safetensors (a tensor chooser when it holds several), "
+                                    "a JSON array or object, CSV/TSV, plain text or `label: logit` lines. "
                                     "You can also drop a file on the window."));
     auto* paste = new QPushButton(QStringLiteral("Paste"), this);
     paste->setToolTip(QStringLiteral("Replace the row with the clipboard: bare numbers, `label: logit` per line, "
-                                     "or comma/tab separated (Ctrl+Shift+V)"));
+                                     "or comma/tab separated; a line of numbers only is a row of logits (Ctrl+Shift+V)"));
     auto* add = new QPushButton(QStringLiteral("Add row"), this);
     add->setObjectName(QStringLiteral("add_row"));
     add->setToolTip(QStringLiteral("Insert a token with logit 0 after the current row"));

@@ -19,6 +19,9 @@ LogitsTableModel::LogitsTableModel(Session* session, QObject* parent)
         shown_rows_ = session_->vocab_size();
         endResetModel();
     });
+    connect(session_, &Session::labelsChanged, this, [this] {
+        if (shown_rows_ > 0) emit dataChanged(index(0, Label), index(rowCount() - 1, Label));
+    });
 }
 
 int LogitsTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(shown_rows_); }

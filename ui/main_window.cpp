@@ -11,11 +11,13 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "engine/input_error.h"
@@ -69,6 +71,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
     add_view(pipeline_, QStringLiteral("Pipeline"));
     add_view(tokens_, QStringLiteral("Token table"));
     add_view(logits_, QStringLiteral("Logits input"));
+    add_input_views();
 
     auto* parameters_scroll = new QScrollArea(this);
     parameters_scroll->setWidget(parameters_);
@@ -131,6 +134,25 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
         history_->show_request(session_.request(), *session_.labels());
         schedule_sampling();
     });
+    connect(&session_, &Session::labelsChanged, this, [this] {
+        history_->show_request(session_.request(), *session_.labels());
+        schedule_sampling();
+    });
+    // Views fed with the input learn of every change; only the one on show recomputes.
+    for (const auto signal : {&Session::logitsChanged, &Session::paramsChanged, &Session::historyChanged, &Session::labelsChanged}) {
+        connect(&session_, signal, this, &MainWindow::input_changed);
+    }
+    connect(views_, &QTabWidget::currentChanged, this, [this](int) { refresh_shown_view(); });
+    tensor_chooser_ = [this](const QString& file, const QStringList& tensors) {
+        bool ok = false;
+        const int logits_at = static_cast<int>(tensors.indexOf(QStringLiteral("logits")));
+        const QString chosen = QInputDialog::getItem(this, QStringLiteral("Choose a tensor"),
+                                                     QStringLiteral("%1 holds %2 float tensors. Open which one?")
+                                                         .arg(QFileInfo(file).fileName())
+                                                         .arg(tensors.size()),
+                                                     tensors, std::max(0, logits_at), false, &ok);
+        return ok ? chosen : QString();
+    };
 
     resize(1600, 1000);
     load_example(realistic_example());
@@ -141,9 +163,82 @@ MainWindow::~MainWindow() = default;
 
 int MainWindow::add_view(QWidget* view, const QString& title) { return views_->addTab(view, title); }
 
+int MainWindow::add_input_view(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed) {
+    // In a scroll area, so a wide view never widens the window (a tab widget
+    // is as wide as its widest page).
+    auto* page = new QScrollArea(this);
+    page->setWidget(view);
+    page->setWidgetResizable(true);
+    page->setFrameShape(QFrame::NoFrame);
+    input_views_.push_back(InputView{page, std::move(feed), 0});
+    return add_view(page, title);
+}
+
+void MainWindow::show_view(QWidget* view) {
+    for (int i = 0; i < views_->count(); ++i) {
+        if (views_->widget(i) == view || views_->widget(i)->isAncestorOf(view)) {
+            views_->setCurrentIndex(i);
+            return;
+        }
+    }
+}
+
+// Views over the same input as the pipeline plots. One more view (a
+// CPU-versus-GPU comparison, say) is one more add_input_view() call at the end
+// of this function, with its library linked into samplescope_ui.
+void MainWindow::add_input_views() {
+    compare_pipelines_ = new PipelineCompareView(this);
+    compare_pipelines_->setObjectName(QStringLiteral("compare_pipelines"));
+    add_input_view(compare_pipelines_, QStringLiteral("Compare pipelines"), [this](const WindowInput& input) {
+        compare_pipelines_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids);
+    });
+    // "Load this engine's defaults" there is a user's choice: it becomes the window's parameters.
+    connect(compare_pipelines_, &PipelineCompareView::paramsChanged, this, [this](const SamplingParams& params) {
+        try {
+            session_.set_params(params);
+        } catch (const InputError& error) {
+            show_error(QString::fromUtf8(error.what()));
+        }
+    });
+
+    histogram_ = new EmpiricalHistogramView(this);
+    histogram_->setObjectName(QStringLiteral("empirical_sampling"));
+    add_input_view(histogram_, QStringLiteral("Empirical sampling"), [this](const WindowInput& input) {
+        histogram_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids);
+    });
+}
+
+WindowInput MainWindow::current_input() const {
+    const Request& request = session_.request();
+    return WindowInput{*session_.logits(), session_.labels()->display(), session_.params(), request.prompt_ids(),
+                       request.output_ids()};
+}
+
+void MainWindow::input_changed() {
+    ++input_generation_;
+    if (refresh_scheduled_) return;
+    refresh_scheduled_ = true;
+    // A burst of changes (an example sets logits, parameters and history; a
+    // slider drag) becomes one refresh.
+    QTimer::singleShot(0, this, [this] {
+        refresh_scheduled_ = false;
+        refresh_shown_view();
+    });
+}
+
+void MainWindow::refresh_shown_view() {
+    for (auto& view : input_views_) {
+        if (view.widget != views_->currentWidget() || view.fed_generation == input_generation_) continue;
+        view.fed_generation = input_generation_;
+        view.feed(current_input());
+    }
+}
+
 void MainWindow::build_menus() {
     QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
     file->addAction(QStringLiteral("&Open logits..."), QKeySequence::Open, this, &MainWindow::open_file_dialog);
+    file->addAction(QStringLiteral("Open &vocabulary..."), this, &MainWindow::open_vocabulary_dialog);
+    file->addAction(QStringLiteral("C&lear vocabulary"), this, &MainWindow::clear_vocabulary);
     file->addSeparator();
     file->addAction(QStringLiteral("Export trace as &JSON..."), this, &MainWindow::export_trace_dialog);
     file->addAction(QStringLiteral("Export token table as &CSV..."), this, &MainWindow::export_table_dialog);
@@ -172,6 +267,14 @@ void MainWindow::build_menus() {
         const Example example = make();
         QAction* action = examples->addAction(QString::fromStdString(example.name), this, [this, make] { load_example(make()); });
         action->setStatusTip(QString::fromStdString(example.description));
+    }
+    QMenu* engines = examples->addMenu(QStringLiteral("Where engines differ"));
+    engines->setObjectName(QStringLiteral("engines_menu"));
+    for (const PipelineExample& example : pipeline_examples()) {
+        QAction* action = engines->addAction(QString::fromStdString(example.title), this,
+                                             [this, &example] { load_pipeline_example(example); });
+        action->setStatusTip(QString::fromStdString(example.description));
+        action->setData(QString::fromStdString(example.key));
     }
 
     QMenu* sampling = menuBar()->addMenu(QStringLiteral("&Sampling"));
@@ -266,12 +369,26 @@ void MainWindow::redraw_selection() {
 
 void MainWindow::show_error(const QString& message) { banner_->show_error(message); }
 
-bool MainWindow::open_logits_file(const QString& path) {
+bool MainWindow::open_logits_file(const QString& path, const QString& tensor) {
     try {
-        LogitsMatrix matrix = load_logits_file(path.toStdString());
+        LoadOptions options;
+        options.tensor = tensor.toStdString();
+        if (tensor.isEmpty() && path.endsWith(QStringLiteral(".safetensors"), Qt::CaseInsensitive)) {
+            QStringList names;
+            for (const auto& name : safetensors_float_tensors(path.toStdString())) names << QString::fromStdString(name);
+            if (names.size() > 1) {
+                const QString chosen = tensor_chooser_(path, names);
+                if (chosen.isEmpty()) return false;  // cancelled: nothing changes
+                options.tensor = chosen.toStdString();
+            }
+        }
+        LogitsMatrix matrix = load_logits_file(path.toStdString(), options);
+        QStringList notes;
+        for (const auto& note : matrix.notes) notes << QString::fromStdString(note);
         session_.set_matrix(std::move(matrix), QFileInfo(path).fileName());
-        banner_->hide();
-        statusBar()->showMessage(QStringLiteral("Opened %1").arg(path));
+        show_label_warnings_or_hide_banner();
+        statusBar()->showMessage(notes.isEmpty() ? QStringLiteral("Opened %1").arg(path)
+                                                 : QStringLiteral("Opened %1: %2").arg(path, notes.join(QStringLiteral("; "))));
         return true;
     } catch (const InputError& error) {
         show_error(QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
@@ -285,7 +402,7 @@ bool MainWindow::paste_logits_text(const QString& text, const QString& source) {
     try {
         LogitsMatrix matrix = parse_logits_text(text.toStdString(), source.toStdString());
         session_.set_logits(std::move(matrix.values), std::move(matrix.labels), source);
-        banner_->hide();
+        show_label_warnings_or_hide_banner();
         return true;
     } catch (const InputError& error) {
         show_error(QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
@@ -296,13 +413,63 @@ bool MainWindow::paste_logits_text(const QString& text, const QString& source) {
 bool MainWindow::load_example(const Example& example) {
     try {
         session_.load_example(example);
-        banner_->hide();
+        show_label_warnings_or_hide_banner();
         statusBar()->showMessage(QString::fromStdString(example.description));
         return true;
     } catch (const InputError& error) {
         show_error(QString::fromUtf8(error.what()));
     }
     return false;
+}
+
+bool MainWindow::load_pipeline_example(const PipelineExample& example) {
+    const Example as_row{example.title,  example.description, example.logits,    example.labels,
+                         example.params, example.prompt_ids,  example.output_ids};
+    if (!load_example(as_row)) return false;
+    compare_pipelines_->showExample(example);
+    // The tab then refreshes from the window's input (the same row, plus a vocabulary's labels if one is loaded).
+    show_view(compare_pipelines_);
+    refresh_shown_view();
+    return true;
+}
+
+bool MainWindow::open_vocabulary_file(const QString& path) {
+    try {
+        set_vocabulary(load_vocabulary(path.toStdString()));
+        return true;
+    } catch (const InputError& error) {
+        show_error(QString::fromUtf8(error.what()) + QStringLiteral(". The previous labels are unchanged."));
+    } catch (const std::exception& error) {
+        show_error(path + QStringLiteral(": ") + QString::fromUtf8(error.what()) + QStringLiteral(". The previous labels are unchanged."));
+    }
+    return false;
+}
+
+void MainWindow::set_vocabulary(Vocabulary vocabulary) {
+    const QString name = QFileInfo(QString::fromStdString(vocabulary.source)).fileName();
+    const auto size = vocabulary.size();
+    const QString format = QString::fromUtf8(vocabulary_format_name(vocabulary.format));
+    const QString encoding = QString::fromUtf8(token_encoding_name(vocabulary.encoding));
+    session_.set_vocabulary(std::make_shared<const Vocabulary>(std::move(vocabulary)));
+    show_label_warnings_or_hide_banner();
+    statusBar()->showMessage(QStringLiteral("Vocabulary %1: %2 tokens (%3, %4 pieces)").arg(name).arg(size).arg(format, encoding));
+}
+
+void MainWindow::clear_vocabulary() {
+    session_.clear_vocabulary();
+    show_label_warnings_or_hide_banner();
+    statusBar()->showMessage(QStringLiteral("Vocabulary cleared: tokens are named by the row's own labels or ids."));
+}
+
+// After accepted input: the vocabulary's warnings for the current V, else a clear banner.
+void MainWindow::show_label_warnings_or_hide_banner() {
+    QStringList warnings;
+    for (const auto& warning : session_.label_warnings()) warnings << QString::fromStdString(warning);
+    if (warnings.isEmpty()) {
+        banner_->hide();
+    } else {
+        banner_->show_warning(warnings.join(QStringLiteral("; ")));
+    }
 }
 
 void MainWindow::step() {
@@ -332,8 +499,15 @@ void MainWindow::save_screenshot(const QString& path) {
 void MainWindow::open_file_dialog() {
     const QString path = QFileDialog::getOpenFileName(
         this, QStringLiteral("Open logits"), QString(),
-        QStringLiteral("Logits (*.txt *.csv *.tsv *.json *.npy);;All files (*)"));
+        QStringLiteral("Logits (*.npy *.safetensors *.json *.txt *.csv *.tsv);;All files (*)"));
     if (!path.isEmpty()) open_logits_file(path);
+}
+
+void MainWindow::open_vocabulary_dialog() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, QStringLiteral("Open vocabulary"), QString(),
+        QStringLiteral("Vocabularies (tokenizer.json vocab.json *.json *.txt *.gguf);;All files (*)"));
+    if (!path.isEmpty()) open_vocabulary_file(path);
 }
 
 void MainWindow::export_plot_dialog(QCustomPlot* plot) {

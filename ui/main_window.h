@@ -1,18 +1,27 @@
 // The desktop window: parameters, history and statistics docked on the left;
 // the answer line, an error banner and the views (pipeline plots, token table,
-// logits input) in the middle. Further views are added with add_view().
+// logits input, two pipelines side by side, empirical sampling) in the middle.
+// Further views are added with add_view(), or add_input_view() for a view fed
+// with the window's input.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <QMainWindow>
 #include <QTabWidget>
 
+#include "engine/pipeline_examples.h"
+#include "engine/vocabulary.h"
+#include "ui/empirical_histogram_view.h"
 #include "ui/error_banner.h"
 #include "ui/history_panel.h"
 #include "ui/logits_editor.h"
 #include "ui/parameter_panel.h"
+#include "ui/pipeline_compare_view.h"
 #include "ui/pipeline_view.h"
 #include "ui/result_bar.h"
 #include "ui/sampling_worker.h"
@@ -28,6 +37,19 @@ struct MainWindowOptions {
     bool persist_settings = true;  // read and write QSettings (off for tests and screenshots)
 };
 
+// The window's current input, as a view beyond the trace's needs it: labels in
+// their readable form ("" where an id has none).
+struct WindowInput {
+    std::vector<double> logits;
+    std::vector<std::string> labels;
+    SamplingParams params;
+    std::vector<std::int64_t> prompt_ids;
+    std::vector<std::int64_t> output_ids;
+};
+
+// Picks one of a .safetensors file's float tensors; "" cancels.
+using TensorChooser = std::function<QString(const QString& file, const QStringList& tensors)>;
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -36,6 +58,13 @@ public:
 
     // Adds a view as a tab of the central area and returns its index.
     int add_view(QWidget* view, const QString& title);
+    // Adds a view that is fed the window's input: `feed` runs when the view is
+    // on show and the input changed since it last ran (never while hidden, so
+    // a full-size row costs nothing until the user looks).
+    int add_input_view(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed);
+    WindowInput current_input() const;
+    // Brings the tab holding `view` to the front.
+    void show_view(QWidget* view);
 
     Session& session() { return session_; }
     ParameterPanel* parameter_panel() const { return parameters_; }
@@ -43,6 +72,8 @@ public:
     StatisticsPanel* statistics_panel() const { return statistics_; }
     PipelineView* pipeline_view() const { return pipeline_; }
     TokenTablePanel* token_table() const { return tokens_; }
+    PipelineCompareView* pipeline_compare_view() const { return compare_pipelines_; }
+    EmpiricalHistogramView* histogram_view() const { return histogram_; }
     LogitsEditor* logits_editor() const { return logits_; }
     ErrorBanner* error_banner() const { return banner_; }
     ResultBar* result_bar() const { return result_; }
@@ -56,10 +87,22 @@ public:
     void select_token(std::int32_t id);
 
     // Inputs; on failure the banner shows the reason and everything stays as it was.
-    bool open_logits_file(const QString& path);
+    // A .safetensors file with several float tensors asks the tensor chooser
+    // unless `tensor` names one.
+    bool open_logits_file(const QString& path, const QString& tensor = {});
     bool paste_logits_text(const QString& text, const QString& source);
     bool load_example(const Example& example);
+    // Loads the example's row and parameters and opens Compare pipelines on
+    // the two pipelines that disagree on it.
+    bool load_pipeline_example(const PipelineExample& example);
+    // Labels from a tokenizer.json, vocab.json, vocab.txt or .gguf. Another
+    // size is accepted with a warning in the banner; a bad file is refused and
+    // the previous labels stay.
+    bool open_vocabulary_file(const QString& path);
+    void set_vocabulary(Vocabulary vocabulary);
+    void clear_vocabulary();
     void show_error(const QString& message);
+    void set_tensor_chooser(TensorChooser chooser) { tensor_chooser_ = std::move(chooser); }
 
     void step();
     void reset_request();
@@ -81,6 +124,11 @@ protected:
 
 private:
     void build_menus();
+    void add_input_views();
+    void input_changed();
+    void refresh_shown_view();
+    void show_label_warnings_or_hide_banner();
+    void open_vocabulary_dialog();
     void schedule_sampling();
     void submit_now();
     void on_trace(std::shared_ptr<const TraceView> view);
@@ -106,6 +154,18 @@ private:
     ErrorBanner* banner_;
     ResultBar* result_;
     QTabWidget* views_;
+    PipelineCompareView* compare_pipelines_ = nullptr;
+    EmpiricalHistogramView* histogram_ = nullptr;
+
+    struct InputView {
+        QWidget* widget;
+        std::function<void(const WindowInput&)> feed;
+        std::uint64_t fed_generation;  // the input generation it last saw
+    };
+    std::vector<InputView> input_views_;
+    std::uint64_t input_generation_ = 1;
+    bool refresh_scheduled_ = false;
+    TensorChooser tensor_chooser_;
 
     std::shared_ptr<const TraceView> view_;
     std::int32_t selected_ = -1;

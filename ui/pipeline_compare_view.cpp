@@ -3,14 +3,18 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
+#include <algorithm>
+
 #include "engine/input_error.h"
 #include "engine/pipeline_presets.h"
+#include "ui/cpu_state.h"
 #include "ui/pipeline_editor.h"
 #include "ui/stage_strip.h"
 
@@ -22,6 +26,28 @@ const QColor kColorA(0x2f, 0x6f, 0xb5);
 const QColor kColorB(0xd0, 0x70, 0x1c);
 
 QString probability(double q) { return QString::number(q, 'g', 6); }
+
+// A full-size row may keep 128,256 ids: the table and plot show the most
+// probable ones (a widget item per id would freeze the window), and id lists
+// name the first few.
+constexpr std::size_t kMaxRows = 200;
+constexpr std::size_t kMaxListedIds = 24;
+constexpr std::size_t kMaxTickLabels = 30;
+
+// The tokens on show: all of them in id order while they fit, else the
+// kMaxRows with the largest probability under either pipeline, largest first.
+std::vector<TokenComparison> shown_tokens(const std::vector<TokenComparison>& tokens) {
+    if (tokens.size() <= kMaxRows) return tokens;
+    std::vector<TokenComparison> top(tokens);
+    const auto larger = [](const TokenComparison& x, const TokenComparison& y) {
+        const double px = std::max(x.prob_a, x.prob_b);
+        const double py = std::max(y.prob_a, y.prob_b);
+        return px != py ? px > py : x.id < y.id;
+    };
+    std::partial_sort(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(kMaxRows), top.end(), larger);
+    top.resize(kMaxRows);
+    return top;
+}
 
 }  // namespace
 
@@ -119,7 +145,8 @@ QString PipelineCompareView::label_of(std::int32_t id) const {
 
 QString PipelineCompareView::id_list(const IdList& ids) const {
     QStringList parts;
-    for (const auto id : ids) parts << label_of(id);
+    for (std::size_t i = 0; i < ids.size() && i < kMaxListedIds; ++i) parts << label_of(ids[i]).toHtmlEscaped();
+    if (ids.size() > kMaxListedIds) parts << tr("... %1 more").arg(QLocale().toString(static_cast<qulonglong>(ids.size() - kMaxListedIds)));
     return QStringLiteral("{") + parts.join(QStringLiteral(", ")) + QStringLiteral("}");
 }
 
@@ -136,6 +163,7 @@ void PipelineCompareView::recompute() {
         return;
     }
     try {
+        ui::clear_upper_vector_state();  // the GUI thread's painting may have left it dirty: exp would crawl
         diff_ = diff_pipelines(editor_a_->pipeline(), editor_b_->pipeline(),
                                PipelineInput{logits_, params_, prompt_ids_, output_ids_});
     } catch (const InputError& error) {
@@ -163,13 +191,19 @@ void PipelineCompareView::recompute() {
         }
         return line;
     };
+    const std::vector<TokenComparison> tokens = shown_tokens(d.tokens);
+    const QString shown = tokens.size() < d.tokens.size()
+                              ? tr("<br><i>Table and plot: the %1 most probable of the %2 tokens either keeps.</i>")
+                                    .arg(tokens.size())
+                                    .arg(QLocale().toString(static_cast<qulonglong>(d.tokens.size())))
+                              : QString();
     kept_->setText(kept_line(tr("A"), d.a) + QStringLiteral(" &nbsp; ") + kept_line(tr("B"), d.b) +
                    QStringLiteral("<br>") +
-                   tr("Only A: %1 &nbsp; Only B: %2").arg(id_list(d.only_a), id_list(d.only_b)));
+                   tr("Only A: %1 &nbsp; Only B: %2").arg(id_list(d.only_a), id_list(d.only_b)) + shown);
     const QString draw = d.same_token
-                             ? tr("the same seed draws the same token, %1").arg(label_of(d.a.trace.token))
+                             ? tr("the same seed draws the same token, %1").arg(label_of(d.a.trace.token).toHtmlEscaped())
                              : tr("the same seed draws different tokens: A draws %1, B draws %2")
-                                   .arg(label_of(d.a.trace.token), label_of(d.b.trace.token));
+                                   .arg(label_of(d.a.trace.token).toHtmlEscaped(), label_of(d.b.trace.token).toHtmlEscaped());
     verdict_->setText(tr("Total-variation distance <b>%1</b>; %2 (seed %3).")
                           .arg(QString::number(d.total_variation, 'g', 6), draw,
                                QString::number(d.a.trace.seed)));
@@ -178,13 +212,14 @@ void PipelineCompareView::recompute() {
     QVector<double> qa;
     QVector<double> qb;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    table_->setRowCount(static_cast<int>(d.tokens.size()));
+    table_->setRowCount(static_cast<int>(tokens.size()));
+    const std::size_t every = std::max<std::size_t>(1, (tokens.size() + kMaxTickLabels - 1) / kMaxTickLabels);
     int row = 0;
-    for (const auto& token : d.tokens) {
+    for (const auto& token : tokens) {
         x << row;
         qa << token.prob_a;
         qb << token.prob_b;
-        ticker->addTick(row, label_of(token.id));
+        if (static_cast<std::size_t>(row) % every == 0) ticker->addTick(row, label_of(token.id));
         const bool in_a = d.a.trace.stage(Stage::Softmax).keeps(token.id);
         const bool in_b = d.b.trace.stage(Stage::Softmax).keeps(token.id);
         const QStringList cells{QString::number(token.id), label_of(token.id), probability(token.prob_a),

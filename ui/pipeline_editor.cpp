@@ -44,6 +44,9 @@ PipelineEditor::PipelineEditor(const QString& title, QWidget* parent) : QWidget(
     for (const auto& preset : kPresets) preset_->addItem(text(preset.title), text(preset.name));
     preset_->addItem(tr("Custom"), text(kCustomPipelineName));
     preset_->setToolTip(tr("A serving stack's order and rules, or a custom pipeline"));
+    // Long names would set the editor's width: the box shrinks, the list shows them whole.
+    preset_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    preset_->setMinimumContentsLength(12);
     top->addWidget(preset_, 1);
     auto* defaults = new QPushButton(tr("Load engine defaults"), box);
     defaults->setToolTip(tr("Set the parameters to this stack's own defaults (never done without asking)"));
@@ -58,12 +61,14 @@ PipelineEditor::PipelineEditor(const QString& title, QWidget* parent) : QWidget(
 
     auto* body = new QHBoxLayout;
     auto* list_column = new QVBoxLayout;
-    list_column->addWidget(new QLabel(tr("Steps (drag to reorder, tick to enable):"), box));
+    auto* steps_caption = new QLabel(tr("Steps (drag to reorder, tick to enable):"), box);
+    steps_caption->setWordWrap(true);
+    list_column->addWidget(steps_caption);
     steps_ = new QListWidget(box);
     steps_->setDragDropMode(QAbstractItemView::InternalMove);
     steps_->setDefaultDropAction(Qt::MoveAction);
     steps_->setSelectionMode(QAbstractItemView::SingleSelection);
-    steps_->setMinimumWidth(170);
+    steps_->setMinimumWidth(150);
     list_column->addWidget(steps_);
     body->addLayout(list_column, 2);
 
@@ -72,6 +77,8 @@ PipelineEditor::PipelineEditor(const QString& title, QWidget* parent) : QWidget(
     for (const auto stage : step_stages()) {
         auto* row = new QHBoxLayout;
         auto* combo = new QComboBox(box);
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(10);
         for (const auto rule : rules_for_stage(stage)) {
             const auto& info = rule_info(rule);
             combo->addItem(text(info.title), static_cast<int>(rule));

@@ -10,5 +10,5 @@ add_library(samplescope_ui_pipelines STATIC
 set_target_properties(samplescope_ui_pipelines PROPERTIES AUTOMOC ON)
 target_include_directories(samplescope_ui_pipelines PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(samplescope_ui_pipelines
-  PUBLIC samplescope_engine Qt6::Widgets Qt6::Concurrent QCustomPlotQt6::QCustomPlotQt6
+  PUBLIC samplescope_engine samplescope_cpu_state Qt6::Widgets Qt6::Concurrent QCustomPlotQt6::QCustomPlotQt6
   PRIVATE samplescope_warnings)

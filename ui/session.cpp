@@ -4,6 +4,7 @@
 
 #include "engine/input_error.h"
 #include "engine/sampler.h"
+#include "engine/token_display.h"
 #include "engine/token_history.h"
 #include "ui/cpu_state.h"
 #include "ui/examples.h"
@@ -29,7 +30,26 @@ void Session::replace_logits(std::vector<double> logits, std::vector<std::string
     check_logits(logits);
     if (!labels.empty()) labels.resize(logits.size());
     logits_ = std::make_shared<const std::vector<double>>(std::move(logits));
-    labels_ = std::make_shared<const TokenLabels>(std::move(labels));
+    relabel(std::move(labels));
+}
+
+// What every view shows: the vocabulary's readable label where it names the
+// id, else the row's own label made readable (visible spaces and controls).
+void Session::relabel(std::vector<std::string> row_labels) {
+    std::vector<std::string> display;
+    label_warnings_.clear();
+    if (vocabulary_) {
+        samplescope::TokenLabels from_vocabulary = token_labels(*vocabulary_, vocab_size());
+        display = std::move(from_vocabulary.labels);
+        label_warnings_ = std::move(from_vocabulary.warnings);
+    }
+    if (!row_labels.empty()) {
+        display.resize(vocab_size());
+        for (std::size_t id = 0; id < row_labels.size() && id < display.size(); ++id) {
+            if (display[id].empty() && !row_labels[id].empty()) display[id] = visible_text(row_labels[id]);
+        }
+    }
+    labels_ = std::make_shared<const TokenLabels>(std::move(row_labels), std::move(display));
 }
 
 // A row of another size may leave history ids out of range: those ids are
@@ -60,11 +80,26 @@ void Session::set_logits(std::vector<double> logits, std::vector<std::string> la
 
 void Session::set_matrix(LogitsMatrix matrix, const QString& source) {
     if (matrix.rows == 0) throw InputError("logits", source.toStdString() + ": the file holds no rows");
+    const bool carries_history = !matrix.prompt_ids.empty() || !matrix.output_ids.empty();
+    if (carries_history) {
+        try {
+            check_history_ids(matrix.prompt_ids, matrix.cols, "prompt_ids");
+            check_history_ids(matrix.output_ids, matrix.cols, "output_ids");
+        } catch (const InputError& error) {
+            throw InputError(error.field(), source.toStdString() + ": " + error.what());
+        }
+    }
     replace_logits(matrix.row(0), matrix.labels);
     matrix_ = std::make_shared<const LogitsMatrix>(std::move(matrix));
     matrix_row_ = 0;
     source_ = source;
-    keep_history_in_range();
+    if (carries_history) {
+        // The file's ids are the request's history: a fresh request on the same seed.
+        request_ = Request(request_.params(), matrix_->prompt_ids, matrix_->output_ids);
+        emit historyChanged();
+    } else {
+        keep_history_in_range();
+    }
     emit logitsChanged();
 }
 
@@ -91,7 +126,7 @@ void Session::set_label(std::size_t id, const std::string& label) {
     std::vector<std::string> labels = labels_->raw();
     if (labels.empty()) labels.resize(vocab_size());
     labels[id] = label;
-    labels_ = std::make_shared<const TokenLabels>(std::move(labels));
+    relabel(std::move(labels));
     emit logitsChanged();
 }
 
@@ -161,6 +196,17 @@ void Session::load_example(const Example& example) {
     emit logitsChanged();
     emit paramsChanged();
     emit historyChanged();
+}
+
+void Session::set_vocabulary(std::shared_ptr<const Vocabulary> vocabulary) {
+    vocabulary_ = std::move(vocabulary);
+    relabel(labels_->raw());
+    emit labelsChanged();
+}
+
+void Session::clear_vocabulary() {
+    if (!vocabulary_) return;
+    set_vocabulary(nullptr);
 }
 
 SampleTrace Session::step() {

@@ -1,7 +1,7 @@
 // What the user is working on: the logits row (and the file matrix it came
-// from), labels, parameters and the engine Request that owns the seed's stream
-// and the history. Every change is validated first and refused whole, so bad
-// input never replaces what was there.
+// from), labels (the row's own, or a loaded vocabulary's), parameters and the
+// engine Request that owns the seed's stream and the history. Every change is
+// validated first and refused whole, so bad input never replaces what was there.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 
 #include "engine/logits_loader.h"
 #include "engine/request.h"
+#include "engine/vocabulary.h"
 #include "ui/token_labels.h"
 
 namespace samplescope::ui {
@@ -27,7 +28,8 @@ public:
 
     // Each throws InputError and changes nothing when the input is not valid.
     void set_logits(std::vector<double> logits, std::vector<std::string> labels, const QString& source);
-    void set_matrix(LogitsMatrix matrix, const QString& source);  // shows row 0
+    // Shows row 0; ids the file carries (prompt_ids, output_ids) become the history.
+    void set_matrix(LogitsMatrix matrix, const QString& source);
     void set_matrix_row(std::size_t row);
     void set_logit(std::size_t id, double value);
     void set_label(std::size_t id, const std::string& label);
@@ -36,6 +38,14 @@ public:
     void set_params(const SamplingParams& params);  // a new seed starts a new request
     void set_history(std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids);
     void load_example(const Example& example);
+
+    // A vocabulary labels every row until it is cleared (it overrides the
+    // row's own labels where it names the id, as --vocab does in the CLI).
+    void set_vocabulary(std::shared_ptr<const Vocabulary> vocabulary);
+    void clear_vocabulary();
+    const std::shared_ptr<const Vocabulary>& vocabulary() const { return vocabulary_; }
+    // The loader's warnings for the vocabulary against the current V (another size).
+    const std::vector<std::string>& label_warnings() const { return label_warnings_; }
 
     // Discards n uniforms of the stream (a decode worker after a prefill worker's draws).
     void skip_draws(std::uint64_t n);
@@ -57,13 +67,17 @@ signals:
     void logitsChanged();
     void paramsChanged();
     void historyChanged();
+    void labelsChanged();  // a vocabulary was set or cleared (logitsChanged covers the rest)
 
 private:
     void replace_logits(std::vector<double> logits, std::vector<std::string> labels);
+    void relabel(std::vector<std::string> row_labels);
     void keep_history_in_range();
 
     std::shared_ptr<const std::vector<double>> logits_;
     std::shared_ptr<const TokenLabels> labels_;
+    std::shared_ptr<const Vocabulary> vocabulary_;
+    std::vector<std::string> label_warnings_;
     std::shared_ptr<const LogitsMatrix> matrix_;
     std::size_t matrix_row_ = 0;
     QString source_;

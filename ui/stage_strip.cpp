@@ -25,10 +25,18 @@ StageStrip::StageStrip(QWidget* parent) : QWidget(parent) {
 }
 
 void StageStrip::clear(const QString& message) {
-    for (auto* label : labels_) label->deleteLater();
+    // Hidden at once: deletion waits for the event loop, which a screenshot
+    // taken before exec() never reaches.
+    for (auto* label : labels_) {
+        label->hide();
+        label->deleteLater();
+    }
     labels_.clear();
     while (auto* item = boxes_->takeAt(0)) {
-        if (item->widget()) item->widget()->deleteLater();
+        if (item->widget()) {
+            item->widget()->hide();
+            item->widget()->deleteLater();
+        }
         delete item;
     }
     heading_->setText(message);
@@ -52,6 +60,7 @@ void StageStrip::setTrace(const QString& heading, const PipelineTrace& trace) {
         auto* label = new QLabel(body, this);
         label->setTextFormat(Qt::RichText);
         label->setAlignment(Qt::AlignCenter);
+        label->setWordWrap(true);  // a rule's long name wraps rather than widening the strip
         label->setMinimumWidth(78);
         QString tip = text(stage_info(stage.stage).summary);
         if (report.rule) tip += QStringLiteral("\n") + text(rule_info(*report.rule).summary);
