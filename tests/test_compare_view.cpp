@@ -459,13 +459,16 @@ private slots:
         SamplingParams params;
         std::vector<std::int64_t> prompt;
         std::vector<std::int64_t> output;
+        std::uint64_t skip = ~0ULL;
         int opened = 0;
         connect(&view, &CompareView::openRowRequested, this,
-                [&](std::vector<double> l, SamplingParams p, std::vector<std::int64_t> pr, std::vector<std::int64_t> o) {
+                [&](std::vector<double> l, SamplingParams p, std::vector<std::int64_t> pr, std::vector<std::int64_t> o,
+                    std::uint64_t s) {
                     logits = std::move(l);
                     params = p;
                     prompt = std::move(pr);
                     output = std::move(o);
+                    skip = s;
                     ++opened;
                 });
         QTableView* table = view.rowsTable();
@@ -485,6 +488,7 @@ private slots:
         QVERIFY(params == synthetic.requests[row].params);
         QCOMPARE(prompt, synthetic.requests[row].prompt_ids);
         QCOMPARE(output, synthetic.requests[row].output_ids);
+        QCOMPARE(skip, synthetic.requests[row].skip_draws);
     }
 };
 

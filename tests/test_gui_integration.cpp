@@ -26,6 +26,7 @@
 #include "engine/safetensors_writer.h"
 #include "engine/vocabulary.h"
 #include "tests/support/file_builders.h"
+#include "ui/compare_batch.h"
 #include "ui/examples.h"
 #include "ui/main_window.h"
 #include "ui/pipeline_editor.h"
@@ -404,6 +405,27 @@ private slots:
         window_->session().set_params(params);
         settle();
         QCOMPARE(compare->params().temperature, 0.7);
+    }
+
+    void batchRowOpensInTheStageView() {
+        CompareView* compare = window_->batch_compare_view();
+        QVERIFY(compare != nullptr);
+        window_->show_view(compare);
+        CompareBatch generated = generate_compare_batch(6, 50, batch::Workload::Mixed, 3);
+        generated.requests[4].skip_draws = 2;
+        compare->setBatch(std::move(generated));
+        QVERIFY(compare->runComparison());
+        QTRY_VERIFY_WITH_TIMEOUT(!compare->isRunning() && compare->comparison() != nullptr, 30000);
+        QVERIFY(compare->backendStatement().contains(QStringLiteral("host twin")));
+        const auto batch = compare->comparedBatch();
+        compare->openRow(4);
+        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(on_show(*window_, window_->pipeline_view()));
+        QCOMPARE(*window_->session().logits(), batch->row_logits(4));
+        const SampleTrace& trace = *window_->current_view()->trace;
+        QCOMPARE(trace.draws_before, batch->requests[4].skip_draws);
+        // The stage view's token is the reference's token for that row.
+        QCOMPARE(trace.token, compare->comparison()->rows[4].reference_token);
     }
 
     void appTakesVocabAndTheNewTabs() {

@@ -443,7 +443,8 @@ void CompareView::openRow(int row) {
     if (!comparison_ || !compared_batch_ || row < 0 || static_cast<std::size_t>(row) >= compared_batch_->rows) return;
     const auto r = static_cast<std::size_t>(row);
     const RowRequest& request = compared_batch_->requests[r];
-    emit openRowRequested(compared_batch_->row_logits(r), request.params, request.prompt_ids, request.output_ids);
+    emit openRowRequested(compared_batch_->row_logits(r), request.params, request.prompt_ids, request.output_ids,
+                          request.skip_draws);
 }
 
 void CompareView::showSummary() {

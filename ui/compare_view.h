@@ -89,7 +89,8 @@ signals:
     void comparisonFinished();
     void comparisonFailed(const QString& message);
     void openRowRequested(std::vector<double> logits, samplescope::SamplingParams params,
-                          std::vector<std::int64_t> prompt, std::vector<std::int64_t> output);
+                          std::vector<std::int64_t> prompt, std::vector<std::int64_t> output,
+                          std::uint64_t skip_draws);
 
 private:
     struct RunOutcome {

@@ -206,6 +206,21 @@ void MainWindow::add_input_views() {
     add_input_view(histogram_, QStringLiteral("Empirical sampling"), [this](const WindowInput& input) {
         histogram_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids);
     });
+
+    // The CPU-versus-batch-engine comparison works on its own [B, V] batch; a
+    // double-clicked row opens here, in the stage view, with its stream position.
+    batch_compare_ = new CompareView(this);
+    batch_compare_->setObjectName(QStringLiteral("batch_compare"));
+    add_view(batch_compare_, QStringLiteral("CPU vs batch engine"));
+    connect(batch_compare_, &CompareView::openRowRequested, this,
+            [this](std::vector<double> logits, SamplingParams params, std::vector<std::int64_t> prompt,
+                   std::vector<std::int64_t> output, std::uint64_t skip_draws) {
+                const Example row{"Batch row", "A row of the CPU vs batch engine tab's batch", std::move(logits), {},
+                                  params, std::move(prompt), std::move(output)};
+                if (!load_example(row)) return;
+                session_.skip_draws(skip_draws);
+                show_view(pipeline_);
+            });
 }
 
 WindowInput MainWindow::current_input() const {

@@ -16,6 +16,7 @@
 
 #include "engine/pipeline_examples.h"
 #include "engine/vocabulary.h"
+#include "ui/compare_view.h"
 #include "ui/empirical_histogram_view.h"
 #include "ui/error_banner.h"
 #include "ui/history_panel.h"
@@ -74,6 +75,7 @@ public:
     TokenTablePanel* token_table() const { return tokens_; }
     PipelineCompareView* pipeline_compare_view() const { return compare_pipelines_; }
     EmpiricalHistogramView* histogram_view() const { return histogram_; }
+    CompareView* batch_compare_view() const { return batch_compare_; }
     LogitsEditor* logits_editor() const { return logits_; }
     ErrorBanner* error_banner() const { return banner_; }
     ResultBar* result_bar() const { return result_; }
@@ -156,6 +158,7 @@ private:
     QTabWidget* views_;
     PipelineCompareView* compare_pipelines_ = nullptr;
     EmpiricalHistogramView* histogram_ = nullptr;
+    CompareView* batch_compare_ = nullptr;
 
     struct InputView {
         QWidget* widget;
