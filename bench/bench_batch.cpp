@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/python_baseline.h"
 #include "kernels/batch_backends.h"
 #include "kernels/batch_generate.h"
 
@@ -108,11 +109,12 @@ double rows_per_second(Backend backend, std::size_t rows) {
 }
 
 void run_pytorch_baseline(const char* script, const std::string& device, std::size_t rows, double ours) {
-    if (std::system("python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+    const std::string python = samplescope::bench::python_with("torch");
+    if (python.empty()) {
         std::printf("PyTorch baseline (vLLM's native path): PyTorch is not installed here; no ratio.\n");
         return;
     }
-    const std::string command = std::string("python3 '") + script + "' --rows " + std::to_string(rows) +
+    const std::string command = python + " '" + script + "' --rows " + std::to_string(rows) +
                                 " --vocab " + std::to_string(kVocab) + " --device " + device;
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) {

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "bench/python_baseline.h"
 #include "engine/sampler.h"
 #include "engine/synthetic_logits.h"
 
@@ -90,9 +91,13 @@ void compare_with_numpy() {
         std::ofstream out(path, std::ios::binary);
         out.write(reinterpret_cast<const char*>(w.logits.data()), static_cast<std::streamsize>(w.logits.size() * sizeof(double)));
     }
-    // The first python3 on PATH that has numpy (Debian's python3-numpy serves /usr/bin/python3).
-    const std::string command = std::string("py=python3; python3 -c 'import numpy' 2>/dev/null || py=/usr/bin/python3; $py ") +
-                                SAMPLESCOPE_BENCH_DIR + "/numpy_pipeline.py " + path + " 2>&1";
+    const std::string python = bench::python_with("numpy");
+    if (python.empty()) {
+        std::cout << "\nnumpy baseline: no python3 with numpy here; no ratio.\n";
+        std::remove(path.c_str());
+        return;
+    }
+    const std::string command = python + " " + SAMPLESCOPE_BENCH_DIR + "/numpy_pipeline.py " + path + " 2>&1";
     std::cout << "\n== numpy baseline: " << command << "\n";
     if (FILE* pipe = popen(command.c_str(), "r")) {
         char line[512];
