@@ -6,7 +6,10 @@ penalties (repetition 1.1 over prompt+output ids, presence 0.2, frequency 0.1
 over output ids), the logprob over all ids, T = 0.7, top-k 50, top-p 0.9 over
 the kept set, min-p 0.05 over the kept set, softmax, inverse CDF. Two ways
 to rank: np.argpartition + sort of the k best (the fastest numpy form), and a
-full np.argsort of the row. Prints the median milliseconds per row of each.
+full np.argsort of the row. The "traced" form also keeps what the C++ trace
+keeps: each stage's logits and its distribution over the whole row (raw,
+after the penalties, after temperature). Prints the median milliseconds per
+row of each form.
 """
 import sys
 import time
@@ -22,16 +25,26 @@ def history(n):
     return np.array([(i * 7919) % V for i in range(n)], dtype=np.int64)
 
 
-def pipeline(x, prompt, output, u, full_sort):
+def softmax(z):
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def pipeline(x, prompt, output, u, full_sort, traced=False):
+    stages = [(x.copy(), softmax(x))] if traced else None
     logits = x.copy()
     context = np.unique(np.concatenate([prompt, output]))
     vals = logits[context]
     logits[context] = np.where(vals > 0, vals / REP, vals * REP)
     ids, counts = np.unique(output, return_counts=True)
     logits[ids] -= FREQ * counts + PRES
+    if traced:
+        stages.append((logits.copy(), softmax(logits)))
     m = logits.max()
     logprob_all = (logits - m) - np.log(np.exp(logits - m).sum())
     scaled = logits / T
+    if traced:
+        stages.append((scaled.copy(), softmax(scaled)))
     if full_sort:
         order = np.lexsort((np.arange(V), -scaled))[:K]
     else:
@@ -56,11 +69,12 @@ def main():
     x = np.fromfile(sys.argv[1], dtype=np.float64)
     assert x.size == V, x.size
     prompt, output = history(500), history(500)
-    for full_sort, name in ((False, "argpartition"), (True, "full argsort")):
+    forms = ((False, False, "argpartition"), (True, False, "full argsort"), (False, True, "argpartition, traced"))
+    for full_sort, traced, name in forms:
         times = []
         for _ in range(30):
             start = time.perf_counter()
-            pipeline(x, prompt, output, 0.5, full_sort)
+            pipeline(x, prompt, output, 0.5, full_sort, traced)
             times.append(time.perf_counter() - start)
         print(f"numpy {np.__version__} every-stage pipeline ({name}): median {1e3 * np.median(times):.3f} ms per row")
 

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "engine/buffer_pool.h"
 #include "engine/element_math.h"
 #include "engine/input_error.h"
 #include "engine/inverse_cdf.h"
@@ -66,26 +67,46 @@ double sequential_sum(const Values& values) {
     return z;
 }
 
-IdList finite_ids(const Values& logits) {
+// The ids with a finite logit, ascending, written into `ids` (its capacity is reused).
+void finite_ids(const Values& logits, IdList& ids) {
     const auto finite = static_cast<std::size_t>(
         std::count_if(logits.begin(), logits.end(), [](double x) { return std::isfinite(x); }));
-    IdList ids(finite);
+    ids.resize(finite);
     if (finite == logits.size()) {
         std::iota(ids.begin(), ids.end(), 0);
-        return ids;
+        return;
     }
     std::size_t next = 0;
     for (std::size_t i = 0; i < logits.size(); ++i) {
         if (std::isfinite(logits[i])) ids[next++] = static_cast<std::int32_t>(i);
     }
-    return ids;
 }
+
+// The working arrays of the last pipeline run on this thread, handed to the
+// next one so their pages stay mapped (see engine/buffer_pool.h).
+struct WorkingArrays {
+    Values logits;
+    Values numerators;
+    IdList kept;
+};
+thread_local WorkingArrays t_working;
 
 // One run of the pipeline. With a trace it records every stage; without one it
 // does only the work the token and its logprob need.
 class Pipeline {
 public:
-    Pipeline(const StepInput& input, SampleTrace* trace) : input_(input), params_(input.params), trace_(trace) {}
+    Pipeline(const StepInput& input, SampleTrace* trace) : input_(input), params_(input.params), trace_(trace) {
+        logits_.swap(t_working.logits);
+        numerators_.swap(t_working.numerators);
+        kept_.swap(t_working.kept);
+    }
+    ~Pipeline() {
+        t_working.logits.swap(logits_);
+        t_working.numerators.swap(numerators_);
+        t_working.kept.swap(kept_);
+    }
+    Pipeline(const Pipeline&) = delete;
+    Pipeline& operator=(const Pipeline&) = delete;
 
     SampleResult run(Pcg32& rng) {
         check_logits(input_.logits);
@@ -93,7 +114,7 @@ public:
         const std::size_t vocab = input_.logits.size();
 
         logits_.assign(input_.logits.begin(), input_.logits.end());
-        kept_ = finite_ids(logits_);
+        finite_ids(logits_, kept_);
         const bool tracing = trace_ != nullptr;
         if (tracing) refresh_numerators(nullptr);
         record(Stage::Widen, true, /*logits_changed=*/true, /*kept_changed=*/true);
@@ -205,7 +226,7 @@ private:
             changed = changed || (std::isinf(x) && std::binary_search(kept_.begin(), kept_.end(), id));
         }
         if (!changed) return false;
-        kept_ = finite_ids(logits_);
+        finite_ids(logits_, kept_);
         if (kept_.empty()) {
             throw InputError(penalty, std::string(penalty) + " pushes every logit to -inf: nothing can be sampled");
         }
@@ -229,7 +250,8 @@ private:
 
     // q over the kept set from the whole-row numerators, aligned with kept_.
     std::shared_ptr<const Values> probs_from_numerators() const {
-        auto probs = std::make_shared<Values>(kept_.size());
+        auto probs = pooled_doubles();
+        probs->resize(kept_.size());
         if (kept_.size() == numerators_.size()) {
             for (std::size_t i = 0; i < kept_.size(); ++i) (*probs)[i] = numerators_[i] / partition_;
         } else {
@@ -382,13 +404,21 @@ private:
     // Records a stage: new snapshots of what changed, shared pointers to what did not.
     void record(Stage stage, bool active, bool logits_changed, bool kept_changed) {
         if (!trace_) return;
-        if (logits_changed || !logits_snapshot_) logits_snapshot_ = std::make_shared<const Values>(logits_);
-        if (kept_changed || !kept_snapshot_) kept_snapshot_ = std::make_shared<const IdList>(kept_);
+        if (logits_changed || !logits_snapshot_) {
+            auto logits = pooled_doubles();
+            logits->assign(logits_.begin(), logits_.end());
+            logits_snapshot_ = std::move(logits);
+        }
+        if (kept_changed || !kept_snapshot_) {
+            auto kept = pooled_ids();
+            kept->assign(kept_.begin(), kept_.end());
+            kept_snapshot_ = std::move(kept);
+        }
         if (logits_changed || kept_changed || !probs_snapshot_) {
             if (stage <= Stage::Temperature) {
                 probs_snapshot_ = probs_from_numerators();
             } else {
-                auto probs = std::make_shared<Values>();
+                auto probs = pooled_doubles();
                 softmax_over(logits_, kept_, probs.get());
                 probs_snapshot_ = std::move(probs);
             }
