@@ -1,7 +1,6 @@
 #include "engine/pipeline_runner.h"
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -234,17 +233,7 @@ private:
                 throw InputError("temperature", "temperature 0 needs a greedy step before the temperature step in "
                                                 "pipeline " + pipeline_.name);
             }
-            double largest = 0.0;
-            for (const auto id : kept_) largest = std::max(largest, std::fabs(logits_[id]));
-            for (const auto id : kept_) {
-                logits_[id] = apply_temperature(logits_[id], t);
-                if (!std::isfinite(logits_[id])) {
-                    throw InputError("temperature", "temperature " + format_number(t) +
-                                                        " is too small for these logits: l / T overflows at id " +
-                                                        std::to_string(id) + " (T must be at least " +
-                                                        format_number(largest / DBL_MAX) + ")");
-                }
-            }
+            scale_kept_by_temperature(logits_, kept_, t);
         }
         record(Stage::Temperature, active, report);
     }

@@ -276,17 +276,7 @@ private:
         } else {
             before_temperature_ = logits_;
         }
-        double largest = 0.0;
-        for (const auto id : kept_) largest = std::max(largest, std::fabs(logits_[id]));
-        for (const auto id : kept_) {
-            logits_[id] = apply_temperature(logits_[id], t);
-            if (!std::isfinite(logits_[id])) {
-                throw InputError("temperature", "temperature " + format_number(t) +
-                                                    " is too small for these logits: l / T overflows at id " +
-                                                    std::to_string(id) + " (T must be at least " +
-                                                    format_number(largest / DBL_MAX) + ")");
-            }
-        }
+        scale_kept_by_temperature(logits_, kept_, t);
     }
 
     double logits_before_temperature_at(std::int32_t id) const {
@@ -478,6 +468,20 @@ private:
 };
 
 }  // namespace
+
+void scale_kept_by_temperature(Values& logits, const IdList& kept, double temperature) {
+    double largest = 0.0;
+    for (const auto id : kept) largest = std::max(largest, std::fabs(logits[id]));
+    for (const auto id : kept) {
+        logits[id] = apply_temperature(logits[id], temperature);
+        if (!std::isfinite(logits[id])) {
+            throw InputError("temperature", "temperature " + format_number(temperature) +
+                                                " is too small for these logits: l / T overflows at id " +
+                                                std::to_string(id) + " (T must be at least " +
+                                                format_number(largest / DBL_MAX) + ")");
+        }
+    }
+}
 
 SampleTrace trace_step(const StepInput& input, Pcg32& rng, std::uint64_t seed, std::uint64_t draws_before) {
     SampleTrace trace;

@@ -16,6 +16,10 @@ namespace samplescope {
 // (naming the first such id), or every logit -inf.
 void check_logits(std::span<const double> logits);
 
+// Step 5 on the kept ids: l / T. Refuses (InputError) a temperature so small
+// that a finite logit overflows, stating the smallest T these logits allow.
+void scale_kept_by_temperature(Values& logits, const IdList& kept, double temperature);
+
 struct StepInput {
     std::span<const double> logits;
     const SamplingParams& params;
