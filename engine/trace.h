@@ -73,7 +73,7 @@ struct SampleTrace {
     // Every trace holds Widen, Softmax and Draw; the contract's holds every stage.
     const StageTrace& stage(Stage s) const {
         const auto* found = find_stage(s);
-        return found ? *found : stages[static_cast<std::size_t>(s)];
+        return found ? *found : stages.at(static_cast<std::size_t>(s));  // at(): a missing stage throws
     }
     // The final kept set, ascending ({token} when greedy).
     const IdList& final_kept() const { return *stage(Stage::Softmax).kept; }
