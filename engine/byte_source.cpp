@@ -1,5 +1,7 @@
 #include "engine/byte_source.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -8,6 +10,15 @@
 #include "engine/input_error.h"
 
 namespace samplescope {
+
+bool has_extension(const std::string& name, std::string_view extension) {
+    if (name.size() < extension.size()) return false;
+    for (std::size_t i = 0; i < extension.size(); ++i) {
+        const auto c = static_cast<unsigned char>(name[name.size() - extension.size() + i]);
+        if (std::tolower(c) != static_cast<unsigned char>(extension[i])) return false;
+    }
+    return true;
+}
 
 void ByteSource::fail(const std::string& problem) const { throw InputError(name_, name_ + ": " + problem); }
 

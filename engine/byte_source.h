@@ -14,6 +14,10 @@
 
 namespace samplescope {
 
+// Whether a file name ends with `extension` (".npy"), ignoring ASCII case:
+// formats are chosen by it.
+bool has_extension(const std::string& name, std::string_view extension);
+
 class ByteSource {
 public:
     explicit ByteSource(std::string name) : name_(std::move(name)) {}

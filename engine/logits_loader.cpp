@@ -11,19 +11,11 @@ namespace samplescope {
 
 namespace {
 
-bool ends_with(const std::string& text, std::string_view suffix) {
-    if (text.size() < suffix.size()) return false;
-    for (std::size_t i = 0; i < suffix.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(text[text.size() - suffix.size() + i])) != suffix[i]) return false;
-    }
-    return true;
-}
-
 LogitsFormat format_by_extension(const std::string& name) {
-    if (ends_with(name, ".npy")) return LogitsFormat::Npy;
-    if (ends_with(name, ".safetensors")) return LogitsFormat::Safetensors;
-    if (ends_with(name, ".json")) return LogitsFormat::Json;
-    if (ends_with(name, ".txt") || ends_with(name, ".csv") || ends_with(name, ".tsv")) return LogitsFormat::Text;
+    if (has_extension(name, ".npy")) return LogitsFormat::Npy;
+    if (has_extension(name, ".safetensors")) return LogitsFormat::Safetensors;
+    if (has_extension(name, ".json")) return LogitsFormat::Json;
+    if (has_extension(name, ".txt") || has_extension(name, ".csv") || has_extension(name, ".tsv")) return LogitsFormat::Text;
     return LogitsFormat::Auto;
 }
 

@@ -10,22 +10,14 @@ namespace samplescope {
 
 namespace {
 
-bool ends_with(const std::string& text, std::string_view suffix) {
-    if (text.size() < suffix.size()) return false;
-    for (std::size_t i = 0; i < suffix.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(text[text.size() - suffix.size() + i])) != suffix[i]) return false;
-    }
-    return true;
-}
-
 Vocabulary load_from(const ByteSource& source, VocabularyFormat format) {
     if (source.size() == 0) source.fail("the file is empty");
     if (format == VocabularyFormat::Auto) {
-        if (ends_with(source.name(), ".gguf")) {
+        if (has_extension(source.name(), ".gguf")) {
             format = VocabularyFormat::Gguf;
-        } else if (ends_with(source.name(), ".json")) {
+        } else if (has_extension(source.name(), ".json")) {
             format = VocabularyFormat::TokenizerJson;
-        } else if (ends_with(source.name(), ".txt")) {
+        } else if (has_extension(source.name(), ".txt")) {
             format = VocabularyFormat::VocabTxt;
         } else {
             std::byte head[4]{};
