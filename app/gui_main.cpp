@@ -17,11 +17,11 @@
 #include <CLI/CLI.hpp>
 
 #include "app/request_options.h"
-#include "engine/input_error.h"
-#include "engine/pipeline_examples.h"
-#include "engine/vocabulary.h"
-#include "ui/examples.h"
-#include "ui/main_window.h"
+#include "engine/core/input_error.h"
+#include "engine/pipelines/pipeline_examples.h"
+#include "engine/io/vocabulary.h"
+#include "ui/common/examples.h"
+#include "ui/window/main_window.h"
 
 namespace {
 

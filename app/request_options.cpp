@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "engine/input_error.h"
-#include "engine/logits_loader.h"
-#include "engine/sampler.h"
-#include "engine/token_history.h"
-#include "engine/vocabulary.h"
+#include "engine/core/input_error.h"
+#include "engine/io/logits_loader.h"
+#include "engine/pipelines/sampler.h"
+#include "engine/core/token_history.h"
+#include "engine/io/vocabulary.h"
 
 namespace samplescope {
 

@@ -11,7 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/sampling_params.h"
+#include "engine/core/sampling_params.h"
 
 namespace samplescope {
 

@@ -17,7 +17,7 @@
 
 #include "bench/python_baseline.h"
 #include "kernels/batch_backends.h"
-#include "kernels/batch_generate.h"
+#include "kernels/tools/batch_generate.h"
 
 using namespace samplescope::batch;
 

@@ -10,9 +10,9 @@
 #include <QApplication>
 #include <QThread>
 
-#include "engine/sampling_params.h"
-#include "ui/examples.h"
-#include "ui/main_window.h"
+#include "engine/core/sampling_params.h"
+#include "ui/common/examples.h"
+#include "ui/window/main_window.h"
 
 using namespace samplescope;
 using Clock = std::chrono::steady_clock;

@@ -8,9 +8,9 @@
 #include <random>
 #include <string>
 
-#include "engine/logits_loader.h"
-#include "engine/npy_writer.h"
-#include "engine/safetensors_writer.h"
+#include "engine/io/logits_loader.h"
+#include "engine/io/npy_writer.h"
+#include "engine/io/safetensors_writer.h"
 
 namespace {
 

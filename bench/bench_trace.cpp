@@ -9,8 +9,8 @@
 #include <string>
 
 #include "bench/python_baseline.h"
-#include "engine/sampler.h"
-#include "engine/synthetic_logits.h"
+#include "engine/pipelines/sampler.h"
+#include "engine/core/synthetic_logits.h"
 
 using namespace samplescope;
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/input_error.h"
+#include "engine/core/input_error.h"
 #include "kernels/batch_backends.h"
 
 namespace samplescope::batch {

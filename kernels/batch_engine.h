@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/params_json.h"
-#include "engine/sampling_params.h"
+#include "engine/core/row_request.h"
+#include "engine/core/sampling_params.h"
 #include "kernels/row_params.h"
 
 namespace samplescope::batch {

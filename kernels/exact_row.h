@@ -1,15 +1,15 @@
 // Exact mode, one row: the contract's pipeline in f64 with sums in ascending id
 // order, the PCG32 stream, one uniform per sampled row and the inverse-CDF walk;
-// the same steps as engine/sampler.cpp, written without allocation or the
+// the same steps as engine/pipelines/sampler.cpp, written without allocation or the
 // standard library so that the host twin and the CUDA kernel run this very code.
 // Ranking uses a heap that is popped only as far as top-k and top-p need.
 #pragma once
 
 #include <cstdint>
 
-#include "engine/element_math.h"
-#include "engine/generator.h"
-#include "engine/portable.h"
+#include "engine/core/element_math.h"
+#include "engine/core/generator.h"
+#include "engine/core/portable.h"
 #include "kernels/history_table.h"
 #include "kernels/row_params.h"
 #include "kernels/stream_skip.h"

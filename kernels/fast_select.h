@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "engine/portable.h"
+#include "engine/core/portable.h"
 #include "kernels/rank_key.h"
 
 namespace samplescope::batch {

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "engine/element_math.h"
-#include "engine/portable.h"
+#include "engine/core/element_math.h"
+#include "engine/core/portable.h"
 #include "kernels/row_params.h"
 
 namespace samplescope::batch {

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "engine/generator.h"
-#include "engine/portable.h"
+#include "engine/core/generator.h"
+#include "engine/core/portable.h"
 
 namespace samplescope::batch {
 

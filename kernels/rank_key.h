@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "engine/portable.h"
+#include "engine/core/portable.h"
 
 namespace samplescope::batch {
 

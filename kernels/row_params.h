@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "engine/portable.h"
+#include "engine/core/portable.h"
 
 namespace samplescope::batch {
 
@@ -20,7 +20,7 @@ struct RowParams {
     std::uint64_t seed = 0;
     std::uint64_t draws_before = 0;
 
-    // The gates: the same tests as engine/sampling_params.h's uses_*(), on the
+    // The gates: the same tests as engine/core/sampling_params.h's uses_*(), on the
     // neutral encoding, so a kernel can skip a row that does not use a feature.
     SS_HD bool greedy() const { return temperature == 0.0; }
     SS_HD bool uses_repetition() const { return repetition_penalty != 1.0; }

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "engine/generator.h"
-#include "engine/portable.h"
+#include "engine/core/generator.h"
+#include "engine/core/portable.h"
 
 namespace samplescope::batch {
 

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/input_error.h"
-#include "engine/request.h"
-#include "engine/sampler.h"
+#include "engine/core/input_error.h"
+#include "engine/pipelines/request.h"
+#include "engine/pipelines/sampler.h"
 
 using namespace samplescope;
 

@@ -9,12 +9,12 @@
 #include <numeric>
 #include <vector>
 
-#include "engine/input_error.h"
-#include "engine/near_tie.h"
+#include "engine/core/input_error.h"
+#include "engine/stats/near_tie.h"
 #include "kernels/batch_backends.h"
-#include "kernels/batch_compare.h"
-#include "kernels/batch_generate.h"
-#include "kernels/batch_reference.h"
+#include "kernels/tools/batch_compare.h"
+#include "kernels/tools/batch_generate.h"
+#include "kernels/tools/batch_reference.h"
 
 using namespace samplescope;
 using namespace samplescope::batch;

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "engine/generator.h"
+#include "engine/core/generator.h"
 
 namespace {
 

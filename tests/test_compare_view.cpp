@@ -1,4 +1,4 @@
-// The Compare view (ui/compare_view.h), offscreen: a batch generated through
+// The Compare view (ui/compare/compare_view.h), offscreen: a batch generated through
 // its widgets and run through its Run button shows exactly what compare_batch
 // gives on the same input; refused edits and files keep what was on show; the
 // backend line says what really ran; double-clicking a row hands that row on.
@@ -17,14 +17,14 @@
 
 #include <cmath>
 
-#include "engine/input_error.h"
-#include "engine/logits_loader.h"
+#include "engine/core/input_error.h"
+#include "engine/io/logits_loader.h"
 #include "kernels/backend_info.h"
-#include "kernels/batch_compare.h"
-#include "kernels/batch_generate.h"
-#include "ui/batch_params_model.h"
-#include "ui/compare_rows_model.h"
-#include "ui/compare_view.h"
+#include "kernels/tools/batch_compare.h"
+#include "kernels/tools/batch_generate.h"
+#include "ui/compare/batch_params_model.h"
+#include "ui/compare/compare_rows_model.h"
+#include "ui/compare/compare_view.h"
 
 using namespace samplescope;
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "engine/distribution_stats.h"
+#include "engine/stats/distribution_stats.h"
 
 using namespace samplescope;
 

@@ -1,4 +1,4 @@
-// The empirical-sampling view (ui/empirical_histogram_view.h), offscreen: it
+// The empirical-sampling view (ui/pipelines/empirical_histogram_view.h), offscreen: it
 // draws off the GUI thread and shows the engine's counts and chi-square test.
 #include <QtTest>
 
@@ -8,9 +8,9 @@
 #include <QPushButton>
 #include <QSpinBox>
 
-#include "engine/pipeline_examples.h"
-#include "engine/pipeline_presets.h"
-#include "ui/empirical_histogram_view.h"
+#include "engine/pipelines/pipeline_examples.h"
+#include "engine/pipelines/pipeline_presets.h"
+#include "ui/pipelines/empirical_histogram_view.h"
 
 using namespace samplescope;
 

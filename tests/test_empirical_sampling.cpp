@@ -1,4 +1,4 @@
-// Empirical sampling (engine/empirical_sampling.h): the draws are the
+// Empirical sampling (engine/stats/empirical_sampling.h): the draws are the
 // request's stream, the chi-square test passes for the right q and fails for a
 // wrong one (fixed seeds), and its p-value matches closed forms.
 #include <QtTest>
@@ -6,11 +6,11 @@
 #include <atomic>
 #include <cmath>
 
-#include "engine/empirical_sampling.h"
-#include "engine/input_error.h"
-#include "engine/pipeline_examples.h"
-#include "engine/pipeline_presets.h"
-#include "engine/pipeline_runner.h"
+#include "engine/stats/empirical_sampling.h"
+#include "engine/core/input_error.h"
+#include "engine/pipelines/pipeline_examples.h"
+#include "engine/pipelines/pipeline_presets.h"
+#include "engine/pipelines/pipeline_runner.h"
 
 using namespace samplescope;
 

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "engine/input_error.h"
-#include "engine/logits_loader.h"
-#include "engine/vocabulary.h"
+#include "engine/core/input_error.h"
+#include "engine/io/logits_loader.h"
+#include "engine/io/vocabulary.h"
 #include "tests/support/example_data.h"
 
 using namespace samplescope;

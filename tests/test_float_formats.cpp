@@ -9,7 +9,7 @@
 #include <limits>
 #include <random>
 
-#include "engine/float_formats.h"
+#include "engine/io/float_formats.h"
 
 using namespace samplescope;
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <cstdint>
 
-#include "engine/generator.h"
+#include "engine/core/generator.h"
 
 using namespace samplescope;
 

@@ -18,18 +18,18 @@
 
 #include <qcustomplot.h>
 
-#include "engine/empirical_sampling.h"
-#include "engine/logits_loader.h"
-#include "engine/npy_writer.h"
-#include "engine/pipeline_diff.h"
-#include "engine/pipeline_presets.h"
-#include "engine/safetensors_writer.h"
-#include "engine/vocabulary.h"
+#include "engine/stats/empirical_sampling.h"
+#include "engine/io/logits_loader.h"
+#include "engine/io/npy_writer.h"
+#include "engine/pipelines/pipeline_diff.h"
+#include "engine/pipelines/pipeline_presets.h"
+#include "engine/io/safetensors_writer.h"
+#include "engine/io/vocabulary.h"
 #include "tests/support/file_builders.h"
-#include "ui/compare_batch.h"
-#include "ui/examples.h"
-#include "ui/main_window.h"
-#include "ui/pipeline_editor.h"
+#include "ui/compare/compare_batch.h"
+#include "ui/common/examples.h"
+#include "ui/window/main_window.h"
+#include "ui/pipelines/pipeline_editor.h"
 
 using namespace samplescope;
 using namespace samplescope::ui;

@@ -8,11 +8,11 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
-#include "engine/input_error.h"
-#include "engine/sampler.h"
-#include "ui/examples.h"
-#include "ui/export.h"
-#include "ui/main_window.h"
+#include "engine/core/input_error.h"
+#include "engine/pipelines/sampler.h"
+#include "ui/common/examples.h"
+#include "ui/window/export.h"
+#include "ui/window/main_window.h"
 
 using namespace samplescope;
 using namespace samplescope::ui;

@@ -7,11 +7,11 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/generator.h"
-#include "engine/element_math.h"
-#include "engine/near_tie.h"
-#include "engine/sampler.h"
-#include "kernels/chi_square.h"
+#include "engine/core/generator.h"
+#include "engine/core/element_math.h"
+#include "engine/stats/near_tie.h"
+#include "engine/pipelines/sampler.h"
+#include "engine/stats/chi_square.h"
 #include "kernels/history_table.h"
 #include "kernels/philox.h"
 #include "kernels/rank_key.h"

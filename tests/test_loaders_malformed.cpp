@@ -6,11 +6,11 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/input_error.h"
-#include "engine/logits_loader.h"
-#include "engine/npy_writer.h"
-#include "engine/safetensors_writer.h"
-#include "engine/vocabulary.h"
+#include "engine/core/input_error.h"
+#include "engine/io/logits_loader.h"
+#include "engine/io/npy_writer.h"
+#include "engine/io/safetensors_writer.h"
+#include "engine/io/vocabulary.h"
 #include "tests/support/file_builders.h"
 
 using namespace samplescope;

@@ -6,11 +6,11 @@
 #include <limits>
 #include <random>
 
-#include "engine/float_formats.h"
-#include "engine/input_error.h"
-#include "engine/logits_loader.h"
-#include "engine/npy_writer.h"
-#include "engine/safetensors_writer.h"
+#include "engine/io/float_formats.h"
+#include "engine/core/input_error.h"
+#include "engine/io/logits_loader.h"
+#include "engine/io/npy_writer.h"
+#include "engine/io/safetensors_writer.h"
 
 using namespace samplescope;
 

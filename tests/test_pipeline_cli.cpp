@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/empirical_sampling.h"
-#include "engine/pipeline_diff.h"
-#include "engine/pipeline_json.h"
-#include "engine/pipeline_presets.h"
+#include "engine/stats/empirical_sampling.h"
+#include "engine/pipelines/pipeline_diff.h"
+#include "engine/json/pipeline_json.h"
+#include "engine/pipelines/pipeline_presets.h"
 
 using namespace samplescope;
 

@@ -1,4 +1,4 @@
-// The side-by-side view (ui/pipeline_compare_view.h), offscreen: driving its
+// The side-by-side view (ui/pipelines/pipeline_compare_view.h), offscreen: driving its
 // combo boxes and step list shows the kept sets, per-token probabilities, TV
 // distance and same-token verdict of the engine's own diff.
 #include <QtTest>
@@ -10,12 +10,12 @@
 #include <QPushButton>
 #include <QTableWidget>
 
-#include "engine/pipeline_diff.h"
-#include "engine/pipeline_examples.h"
-#include "engine/pipeline_presets.h"
-#include "ui/pipeline_compare_view.h"
-#include "ui/pipeline_editor.h"
-#include "ui/stage_strip.h"
+#include "engine/pipelines/pipeline_diff.h"
+#include "engine/pipelines/pipeline_examples.h"
+#include "engine/pipelines/pipeline_presets.h"
+#include "ui/pipelines/pipeline_compare_view.h"
+#include "ui/pipelines/pipeline_editor.h"
+#include "ui/pipelines/stage_strip.h"
 
 using namespace samplescope;
 

@@ -7,13 +7,13 @@
 #include <cmath>
 #include <random>
 
-#include "engine/input_error.h"
-#include "engine/pipeline_diff.h"
-#include "engine/pipeline_examples.h"
-#include "engine/pipeline_presets.h"
-#include "engine/pipeline_rules.h"
-#include "engine/pipeline_runner.h"
-#include "engine/sampler.h"
+#include "engine/core/input_error.h"
+#include "engine/pipelines/pipeline_diff.h"
+#include "engine/pipelines/pipeline_examples.h"
+#include "engine/pipelines/pipeline_presets.h"
+#include "engine/pipelines/pipeline_rules.h"
+#include "engine/pipelines/pipeline_runner.h"
+#include "engine/pipelines/sampler.h"
 
 using namespace samplescope;
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <random>
 
-#include "engine/element_math.h"
-#include "engine/sampler.h"
-#include "ui/examples.h"
-#include "ui/plot_data.h"
+#include "engine/core/element_math.h"
+#include "engine/pipelines/sampler.h"
+#include "ui/common/examples.h"
+#include "ui/common/plot_data.h"
 
 using namespace samplescope;
 using namespace samplescope::ui;

@@ -10,8 +10,8 @@
 #include <random>
 #include <set>
 
-#include "engine/request.h"
-#include "engine/sampler.h"
+#include "engine/pipelines/request.h"
+#include "engine/pipelines/sampler.h"
 
 using namespace samplescope;
 

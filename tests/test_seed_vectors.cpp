@@ -10,7 +10,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/sampler.h"
+#include "engine/pipelines/sampler.h"
 
 using namespace samplescope;
 

@@ -8,10 +8,10 @@
 
 #include <set>
 
-#include "engine/input_error.h"
-#include "engine/npy_writer.h"
-#include "engine/token_display.h"
-#include "engine/vocabulary.h"
+#include "engine/core/input_error.h"
+#include "engine/io/npy_writer.h"
+#include "engine/io/token_display.h"
+#include "engine/io/vocabulary.h"
 #include "tests/support/file_builders.h"
 
 using namespace samplescope;

@@ -7,7 +7,7 @@
 
 #include "app/cli/batch_inputs.h"
 #include "app/cli/commands.h"
-#include "kernels/batch_reference.h"
+#include "kernels/tools/batch_reference.h"
 
 namespace samplescope::cli {
 

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/input_error.h"
-#include "engine/logits_loader.h"
-#include "kernels/batch_generate.h"
+#include "engine/core/input_error.h"
+#include "engine/io/logits_loader.h"
+#include "kernels/tools/batch_generate.h"
 
 namespace samplescope::cli {
 

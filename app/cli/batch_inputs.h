@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/params_json.h"
+#include "engine/json/params_json.h"
 #include "kernels/batch_engine.h"
 
 namespace samplescope::cli {

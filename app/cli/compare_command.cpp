@@ -7,7 +7,7 @@
 
 #include "app/cli/batch_inputs.h"
 #include "app/cli/commands.h"
-#include "kernels/batch_compare.h"
+#include "kernels/tools/batch_compare.h"
 
 namespace samplescope::cli {
 

@@ -4,8 +4,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/pipeline_options.h"
 #include "app/request_options.h"
-#include "engine/pipeline_diff.h"
-#include "engine/pipeline_json.h"
+#include "engine/pipelines/pipeline_diff.h"
+#include "engine/json/pipeline_json.h"
 
 namespace samplescope::cli {
 

@@ -4,9 +4,9 @@
 #include "app/cli/commands.h"
 #include "app/cli/pipeline_options.h"
 #include "app/request_options.h"
-#include "engine/empirical_sampling.h"
-#include "engine/pipeline_json.h"
-#include "engine/pipeline_runner.h"
+#include "engine/stats/empirical_sampling.h"
+#include "engine/json/pipeline_json.h"
+#include "engine/pipelines/pipeline_runner.h"
 
 namespace samplescope::cli {
 

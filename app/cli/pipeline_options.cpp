@@ -1,7 +1,7 @@
 #include "app/cli/pipeline_options.h"
 
-#include "engine/input_error.h"
-#include "engine/pipeline_presets.h"
+#include "engine/core/input_error.h"
+#include "engine/pipelines/pipeline_presets.h"
 
 namespace samplescope::cli {
 

@@ -9,8 +9,8 @@
 #include <CLI/CLI.hpp>
 
 #include "app/request_options.h"
-#include "engine/pipeline.h"
-#include "engine/trace_json.h"
+#include "engine/pipelines/pipeline.h"
+#include "engine/json/trace_json.h"
 
 namespace samplescope::cli {
 
@@ -27,7 +27,7 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& options, const std::st
 Pipeline resolve_pipeline(const PipelineOptions& options);
 
 // Every parameter flag the user left out takes the pipeline's own default
-// (engine/pipeline_presets.h engine_defaults); custom pipelines have none.
+// (engine/pipelines/pipeline_presets.h engine_defaults); custom pipelines have none.
 void apply_engine_defaults(const RequestOptions& given, const Pipeline& pipeline, ResolvedRequest& request);
 
 // `trace --pipeline NAME` for any pipeline but spec (which the trace command

@@ -1,8 +1,8 @@
 #include <iostream>
 
 #include "app/cli/pipeline_options.h"
-#include "engine/pipeline_json.h"
-#include "engine/pipeline_runner.h"
+#include "engine/json/pipeline_json.h"
+#include "engine/pipelines/pipeline_runner.h"
 
 namespace samplescope::cli {
 

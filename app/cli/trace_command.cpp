@@ -4,10 +4,10 @@
 #include "app/cli/commands.h"
 #include "app/cli/pipeline_options.h"
 #include "app/request_options.h"
-#include "engine/input_error.h"
-#include "engine/request.h"
-#include "engine/trace_json.h"
-#include "engine/trace_labels.h"
+#include "engine/core/input_error.h"
+#include "engine/pipelines/request.h"
+#include "engine/json/trace_json.h"
+#include "engine/json/trace_labels.h"
 
 namespace samplescope::cli {
 

@@ -9,8 +9,8 @@
 #include <limits>
 #include <string_view>
 
-#include "engine/input_error.h"
-#include "engine/logits_loader.h"
+#include "engine/core/input_error.h"
+#include "engine/io/logits_loader.h"
 
 namespace samplescope::fuzz {
 

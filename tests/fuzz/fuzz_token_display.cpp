@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/token_display.h"
+#include "engine/io/token_display.h"
 
 namespace {
 

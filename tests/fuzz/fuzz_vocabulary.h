@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "engine/input_error.h"
-#include "engine/vocabulary.h"
+#include "engine/core/input_error.h"
+#include "engine/io/vocabulary.h"
 
 namespace samplescope::fuzz {
 

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/npy_writer.h"
-#include "engine/safetensors_writer.h"
+#include "engine/io/npy_writer.h"
+#include "engine/io/safetensors_writer.h"
 #include "tests/support/file_builders.h"
 
 namespace samplescope::testing {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "engine/npy_writer.h"
+#include "engine/io/npy_writer.h"
 #include "tests/support/example_data.h"
 
 int main(int argc, char** argv) {

@@ -1,0 +1,64 @@
+# The dependency rules between the project's folders, checked on every build:
+# a source file may include a header of its own folder and of the folders its
+# rule lists, and no other of the project's headers. Each folder is one CMake
+# target linked to the targets of exactly these folders (docs/architecture.md).
+#
+#   cmake -DROOT=<source dir> [-DSTAMP=<file>] -P cmake/layering.cmake
+#
+# exits non-zero, naming the file, the line and the rule, on the first
+# forbidden include. The folder list is the one place the layering is written.
+set(SAMPLESCOPE_LAYERS
+  "engine/core="
+  "engine/io=engine/core"
+  "engine/pipelines=engine/core"
+  "engine/stats=engine/core engine/pipelines"
+  "engine/json=engine/core engine/io engine/pipelines engine/stats"
+  "kernels=engine/core"
+  "kernels/tools=engine/core engine/pipelines engine/stats engine/json kernels"
+  "ui/common=engine/core engine/io engine/pipelines engine/stats engine/json"
+  "ui/stages=engine/core engine/io engine/pipelines engine/stats engine/json ui/common"
+  "ui/session=engine/core engine/io engine/pipelines engine/stats engine/json ui/common"
+  "ui/panels=engine/core engine/io engine/pipelines engine/stats engine/json ui/common ui/session"
+  "ui/pipelines=engine/core engine/io engine/pipelines engine/stats engine/json ui/common"
+  "ui/compare=engine/core engine/io engine/pipelines engine/stats engine/json kernels kernels/tools ui/common"
+  "ui/window=engine/core engine/io engine/pipelines engine/stats engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare"
+)
+
+cmake_minimum_required(VERSION 3.25)
+
+if(NOT ROOT)
+  message(FATAL_ERROR "layering.cmake: pass -DROOT=<source dir>")
+endif()
+
+set(violations "")
+foreach(layer IN LISTS SAMPLESCOPE_LAYERS)
+  string(REPLACE "=" ";" parts "${layer}")
+  list(GET parts 0 folder)
+  list(LENGTH parts n)
+  set(allowed "${folder}")
+  if(n GREATER 1)
+    list(GET parts 1 deps)
+    separate_arguments(deps)
+    list(APPEND allowed ${deps})
+  endif()
+  file(GLOB sources LIST_DIRECTORIES false "${ROOT}/${folder}/*.h" "${ROOT}/${folder}/*.cpp" "${ROOT}/${folder}/*.cu")
+  foreach(source IN LISTS sources)
+    file(STRINGS "${source}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"(engine|kernels|ui|app)/")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" header "${line}")
+      get_filename_component(header_dir "${header}" DIRECTORY)
+      list(FIND allowed "${header_dir}" found)
+      if(found EQUAL -1)
+        file(RELATIVE_PATH rel "${ROOT}" "${source}")
+        string(APPEND violations "  ${rel} includes ${header}: ${folder}/ may include only ${allowed}\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(violations)
+  message(FATAL_ERROR "Forbidden includes (cmake/layering.cmake):\n${violations}")
+endif()
+if(STAMP)
+  file(TOUCH "${STAMP}")
+endif()

@@ -1,0 +1,59 @@
+// The contract's random numbers (contract section 1): SplitMix64's finaliser,
+// child seeds, PCG32 (XSH-RR) and the uniform double built from two outputs.
+// Written here rather than taken from a library because the contract fixes the
+// exact bit recipe (seeding, label scheme, uniform construction) and the same
+// code must run inside CUDA kernels.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/core/portable.h"
+
+namespace samplescope {
+
+// The label of the sampler's own draws; other labels are reserved.
+inline constexpr std::uint64_t kSampleLabel = 4;
+
+SS_HD constexpr std::uint64_t mix64(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+SS_HD constexpr std::uint64_t child_seed(std::uint64_t seed, std::uint64_t label) {
+    return mix64(seed + label * 0x9E3779B97F4A7C15ULL);
+}
+
+struct Pcg32 {
+    std::uint64_t state = 0;
+    std::uint64_t inc = 1;
+
+    SS_HD constexpr Pcg32(std::uint64_t initstate, std::uint64_t initseq)
+        : state(0), inc((initseq << 1) | 1U) {
+        next_u32();
+        state += initstate;
+        next_u32();
+    }
+
+    SS_HD constexpr std::uint32_t next_u32() {
+        const std::uint64_t old = state;
+        state = old * 6364136223846793005ULL + inc;
+        const auto xorshifted = static_cast<std::uint32_t>(((old >> 18) ^ old) >> 27);
+        const auto rot = static_cast<std::uint32_t>(old >> 59);
+        return (xorshifted >> rot) | (xorshifted << ((0U - rot) & 31U));
+    }
+
+    // Exactly two next_u32() calls: 53 random bits scaled into [0, 1).
+    SS_HD constexpr double uniform_f64() {
+        const std::uint64_t a = next_u32();
+        const std::uint64_t b = next_u32();
+        return static_cast<double>(((a << 32) | b) >> 11) * 0x1.0p-53;
+    }
+};
+
+// stream(seed, label): the generator a request draws from.
+SS_HD constexpr Pcg32 stream(std::uint64_t seed, std::uint64_t label) {
+    return Pcg32(child_seed(seed, label), label);
+}
+
+}  // namespace samplescope

@@ -1,0 +1,91 @@
+// What one sampling step did, stage by stage: enough for a GUI or a CLI to show
+// every number without recomputing any of them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/core/sampling_params.h"
+#include "engine/core/stage.h"
+
+namespace samplescope {
+
+using IdList = std::vector<std::int32_t>;
+using Values = std::vector<double>;
+
+struct StageTrace {
+    Stage stage = Stage::Widen;
+    bool active = false;
+    // The V logits after this stage. Truncation stages do not change logits: a
+    // dropped id keeps its value and is simply absent from `kept`.
+    std::shared_ptr<const Values> logits;
+    // The ids still in play after this stage, ascending. Before truncation these
+    // are the ids with a finite logit.
+    std::shared_ptr<const IdList> kept;
+    // Softmax over `kept` at this stage, aligned with `kept` (sums to 1).
+    std::shared_ptr<const Values> probs;
+
+    // Thresholds, set on the stage that used them.
+    std::optional<double> kth_logit;            // top-k: the k-th logit in rank order
+    std::optional<std::size_t> crossing_rank;   // top-p: 1-based rank of the token that reached p
+    std::optional<std::int32_t> crossing_id;    // top-p: that token's id
+    std::optional<double> crossing_mass;        // top-p: the running mass at that token
+    std::optional<double> max_prob;             // min-p: max q over the kept set it saw
+    std::optional<double> prob_floor;           // min-p: min_p x max q
+
+    // top-p: the ids it walked, in rank order, up to and including the crossing
+    // one, with the running mass after each (the cumulative curve of the plot).
+    std::shared_ptr<const IdList> walk_ids;
+    std::shared_ptr<const Values> walk_mass;
+
+    std::size_t kept_count() const { return kept ? kept->size() : 0; }
+    // q of an id at this stage, 0 when it is not kept.
+    double prob_of(std::int32_t id) const;
+    bool keeps(std::int32_t id) const;
+};
+
+struct SampleTrace {
+    std::size_t vocab_size = 0;
+    SamplingParams params;         // as given, with the seed that was used filled in
+    std::uint64_t seed = 0;
+    // One per Stage in kStages order for the contract's sampler; a pipeline's
+    // trace (engine/pipelines/pipeline.h) holds its own stages in its own order.
+    std::vector<StageTrace> stages;
+
+    std::int32_t token = -1;
+    double logprob = 0.0;          // log_softmax over all V ids after the penalties
+    bool greedy = false;
+    std::optional<double> u;       // the uniform drawn; none when greedy
+    Values cumulative;             // the inverse-CDF walk: running sums aligned with final_kept()
+    bool fell_back = false;        // u was not below the last cumulative sum (rounding)
+    std::uint64_t draws_before = 0;  // draws the request had consumed before this step
+    std::uint64_t draws_consumed = 0;  // and after it
+
+    // The stage's trace, found by its Stage (a pipeline's order may differ from kStages).
+    const StageTrace* find_stage(Stage s) const {
+        for (const auto& st : stages) {
+            if (st.stage == s) return &st;
+        }
+        return nullptr;
+    }
+    // Every trace holds Widen, Softmax and Draw; the contract's holds every stage.
+    const StageTrace& stage(Stage s) const {
+        const auto* found = find_stage(s);
+        return found ? *found : stages.at(static_cast<std::size_t>(s));  // at(): a missing stage throws
+    }
+    // The final kept set, ascending ({token} when greedy).
+    const IdList& final_kept() const { return *stage(Stage::Softmax).kept; }
+    const Values& final_probs() const { return *stage(Stage::Softmax).probs; }
+};
+
+// The lean result, for callers that only want the token.
+struct SampleResult {
+    std::int32_t token = -1;
+    double logprob = 0.0;
+    std::optional<double> u;
+    std::size_t kept_count = 0;
+};
+
+}  // namespace samplescope

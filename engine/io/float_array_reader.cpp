@@ -1,0 +1,147 @@
+// Streams a float array out of a .npy or .safetensors file into a
+// LogitsMatrix, converting each piece as it arrives: the file's bytes are never
+// held whole next to the doubles.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <new>
+#include <unistd.h>
+
+#include "engine/io/logits_readers.h"
+
+namespace samplescope::detail {
+
+namespace {
+
+std::uint64_t physical_memory_bytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page_size <= 0) return std::numeric_limits<std::uint64_t>::max();
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
+}
+
+std::string size_text(std::uint64_t bytes) {
+    if (bytes < (1u << 20)) return std::to_string(bytes) + " bytes";
+    if (bytes < (1u << 30)) return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+    return std::to_string((bytes + (1u << 30) - 1) >> 30) + " GiB";
+}
+
+// Copies `count` elements that lie back to back in the file from `reader`'s
+// position to out[0], out[stride], out[2 * stride], ...
+void read_run(SequentialReader& reader, ElementFormat format, std::uint64_t count, double* out, std::size_t stride) {
+    const std::size_t size = element_size(format.type);
+    const std::size_t per_take = std::max<std::size_t>(1, reader.window() / size);
+    double scratch[4096];
+    while (count > 0) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(count, per_take));
+        const std::byte* bytes = reader.take(n * size, "data");
+        if (stride == 1) {
+            decode_elements(bytes, n, format, out);
+            out += n;
+        } else {
+            for (std::size_t done = 0; done < n;) {
+                const std::size_t piece = std::min<std::size_t>(n - done, std::size(scratch));
+                decode_elements(bytes + done * size, piece, format, scratch);
+                for (std::size_t i = 0; i < piece; ++i) out[(done + i) * stride] = scratch[i];
+                done += piece;
+            }
+            out += n * stride;
+        }
+        count -= n;
+    }
+}
+
+}  // namespace
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i) text += ", ";
+        text += std::to_string(shape[i]);
+    }
+    if (shape.size() == 1) text += ",";
+    return text + ")";
+}
+
+LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layout, const LoadOptions& options) {
+    const auto& shape = layout.shape;
+    const std::string dtype = float_type_name(layout.format.type);
+    if (shape.empty() || shape.size() > 3) {
+        source.fail("expected a 1-D [V], 2-D [B, V] or 3-D [B, T, V] array, got shape " + shape_text(shape));
+    }
+    const std::size_t item = element_size(layout.format.type);
+    std::uint64_t elements = 1;
+    for (const auto dim : shape) {
+        if (dim == 0) source.fail("the array holds no values (shape " + shape_text(shape) + ")");
+        if (elements > std::numeric_limits<std::uint64_t>::max() / item / dim) {
+            source.fail("the shape " + shape_text(shape) + " is impossibly large");
+        }
+        elements *= dim;
+    }
+    const std::uint64_t needed = elements * item;
+    if (layout.data_bytes < needed) {
+        source.fail("truncated data: shape " + shape_text(shape) + " of " + dtype + " needs " + std::to_string(needed) +
+                    " bytes, the file has " + std::to_string(layout.data_bytes));
+    }
+    if (layout.data_bytes > needed) {
+        source.fail("the header does not match the data: shape " + shape_text(shape) + " of " + dtype + " needs " +
+                    std::to_string(needed) + " bytes, the file has " + std::to_string(layout.data_bytes));
+    }
+
+    const std::uint64_t batch = shape.size() >= 2 ? shape[0] : 1;
+    const std::uint64_t positions = shape.size() == 3 ? shape[1] : 1;
+    const std::uint64_t vocab = shape.back();
+    const std::uint64_t kept = batch * vocab;  // no overflow: at most `elements`
+    const std::uint64_t limit = options.memory_limit_bytes ? options.memory_limit_bytes : physical_memory_bytes();
+    if (kept > limit / sizeof(double)) {
+        source.fail("too large to load: " + std::to_string(kept) + " logits need " +
+                    size_text(kept * sizeof(double)) + " as f64, more than the " + size_text(limit) + " of memory");
+    }
+
+    LogitsMatrix matrix;
+    try {
+        matrix.values.resize(static_cast<std::size_t>(kept));
+    } catch (const std::bad_alloc&) {
+        source.fail("not enough memory for " + std::to_string(kept) + " logits (" + size_text(kept * sizeof(double)) + ")");
+    }
+    matrix.rows = static_cast<std::size_t>(batch);
+    matrix.cols = static_cast<std::size_t>(vocab);
+    if (positions > 1) {
+        matrix.notes.push_back("took the last position (" + std::to_string(positions - 1) + " of " +
+                               std::to_string(positions) + ") of each batch row of shape " + shape_text(shape));
+    }
+
+    SequentialReader reader(source, layout.data_offset);
+    const auto at = [&](std::uint64_t element) { reader.seek(layout.data_offset + element * item); };
+    double* out = matrix.values.data();
+    // A [1, V] array is laid out the same in both orders; [1, T, V] is not.
+    const bool fortran = layout.fortran_order && (shape.size() == 3 || (shape.size() == 2 && batch > 1));
+    if (!fortran) {
+        // C order: row b is V contiguous elements at b*T*V + (T-1)*V.
+        for (std::uint64_t b = 0; b < batch; ++b) {
+            at(b * positions * vocab + (positions - 1) * vocab);
+            read_run(reader, layout.format, vocab, out + b * vocab, 1);
+        }
+    } else {
+        // Fortran order: (b, t, v) lies at b + t*B + v*B*T, so for each v the B
+        // wanted elements are contiguous; they land one row apart.
+        for (std::uint64_t v = 0; v < vocab; ++v) {
+            at((positions - 1) * batch + v * batch * positions);
+            read_run(reader, layout.format, batch, out + v, static_cast<std::size_t>(vocab));
+        }
+    }
+    return matrix;
+}
+
+void check_finite_or_minus_inf(const LogitsMatrix& matrix, const ByteSource& source) {
+    for (std::size_t i = 0; i < matrix.values.size(); ++i) {
+        const double x = matrix.values[i];
+        if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) {
+            const std::string where = matrix.rows > 1 ? "row " + std::to_string(i / matrix.cols) + ", id " : "id ";
+            source.fail(where + std::to_string(i % matrix.cols) + " is " + (std::isnan(x) ? "nan" : "inf") +
+                        " (only finite values and -inf are allowed)");
+        }
+    }
+}
+
+}  // namespace samplescope::detail

@@ -1,0 +1,46 @@
+// The per-format readers behind load_logits_file (one file each). Internal to
+// the loader: callers use engine/io/logits_loader.h.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/io/byte_source.h"
+#include "engine/io/float_formats.h"
+#include "engine/io/logits_loader.h"
+
+namespace samplescope::detail {
+
+LogitsMatrix read_npy(const ByteSource& source, const LoadOptions& options);
+LogitsMatrix read_safetensors(const ByteSource& source, const LoadOptions& options);
+std::vector<std::string> safetensors_float_tensors(const ByteSource& source);
+LogitsMatrix read_json_logits(const ByteSource& source, const LoadOptions& options);
+LogitsMatrix read_text_logits(const ByteSource& source, const LoadOptions& options);
+LogitsMatrix parse_text_logits(std::string_view text, const ByteSource& source);
+
+// The largest text or JSON file read whole (a [64, 128256] batch printed as text is ~ 12 MB).
+inline constexpr std::uint64_t kTextLimitBytes = 1ull << 30;
+
+// An array of floats at `data_offset` in `source`, stored in C or Fortran
+// order with `shape` (1-D: one row; 2-D: [B, V]; 3-D: [B, T, V], of which the
+// last position of every batch row is read). Streams the bytes into the
+// result, converting on the way; checks the file holds exactly
+// `data_bytes` = the array's size, and that the result fits in memory.
+struct ArrayLayout {
+    std::vector<std::uint64_t> shape;
+    ElementFormat format;
+    bool fortran_order = false;
+    std::uint64_t data_offset = 0;
+    std::uint64_t data_bytes = 0;  // bytes the file gives the array
+};
+LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layout, const LoadOptions& options);
+
+// "(2, 3)" for messages.
+std::string shape_text(const std::vector<std::uint64_t>& shape);
+
+// Refuses NaN and +inf (the contract's rule for logits), naming row and id.
+void check_finite_or_minus_inf(const LogitsMatrix& matrix, const ByteSource& source);
+
+}  // namespace samplescope::detail

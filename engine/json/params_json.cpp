@@ -1,0 +1,109 @@
+#include "engine/json/params_json.h"
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "engine/core/input_error.h"
+
+namespace samplescope {
+
+namespace {
+
+std::vector<std::int64_t> id_list(const nlohmann::json& value, const std::string& key, const std::string& where) {
+    if (!value.is_array()) throw InputError(key, where + ": " + key + " must be an array of integer ids");
+    std::vector<std::int64_t> ids;
+    for (const auto& item : value) {
+        if (!item.is_number_integer()) {
+            throw InputError(key, where + ": " + key + " must hold integer ids, got " + item.dump());
+        }
+        ids.push_back(item.get<std::int64_t>());
+    }
+    return ids;
+}
+
+}  // namespace
+
+RowRequest row_request_from_json(const nlohmann::json& object, const std::string& where) {
+    if (!object.is_object()) throw InputError("params", where + ": expected an object of parameters");
+    RowRequest row;
+    for (const auto& [key, value] : object.items()) {
+        if (key == "seed") {
+            if (value.is_null()) continue;
+            if (value.is_string()) {
+                row.params.seed = parse_seed(value.get<std::string>());
+            } else if (value.is_number_unsigned()) {
+                row.params.seed = value.get<std::uint64_t>();
+            } else {
+                throw InputError("seed", where + ": seed must be a decimal string, got " + value.dump());
+            }
+        } else if (key == "prompt_ids") {
+            row.prompt_ids = id_list(value, key, where);
+        } else if (key == "output_ids") {
+            row.output_ids = id_list(value, key, where);
+        } else if (key == "skip_draws") {
+            if (!value.is_number_unsigned()) {
+                throw InputError(key, where + ": skip_draws must be an integer >= 0, got " + value.dump());
+            }
+            row.skip_draws = value.get<std::uint64_t>();
+        } else if (const auto param = param_from_key(key)) {
+            if (!value.is_number()) throw InputError(key, where + ": " + key + " must be a number, got " + value.dump());
+            try {
+                set_param(row.params, *param, value.get<double>());
+            } catch (const InputError& error) {
+                throw InputError(key, where + ": " + error.what());
+            }
+        } else {
+            throw InputError(key, where + ": unknown parameter \"" + key + "\"");
+        }
+    }
+    return row;
+}
+
+std::vector<RowRequest> row_requests_from_json(const nlohmann::json& list, std::size_t rows, const std::string& source) {
+    if (!list.is_array()) throw InputError(source, source + ": expected a list with one object per row");
+    if (list.size() != rows) {
+        throw InputError(source, source + ": has " + std::to_string(list.size()) + " rows but the logits have " +
+                                     std::to_string(rows));
+    }
+    std::vector<RowRequest> requests;
+    requests.reserve(rows);
+    for (std::size_t r = 0; r < rows; ++r) {
+        try {
+            requests.push_back(row_request_from_json(list[r], "row " + std::to_string(r)));
+        } catch (const InputError& error) {
+            throw InputError(error.field(), source + ": " + error.what());
+        }
+    }
+    return requests;
+}
+
+std::vector<RowRequest> load_row_requests_file(const std::string& path, std::size_t rows) {
+    std::ifstream file(path);
+    if (!file) throw InputError(path, path + ": cannot open the params file");
+    std::stringstream text;
+    text << file.rdbuf();
+    nlohmann::json json;
+    try {
+        json = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::parse_error& error) {
+        throw InputError(path, path + ": not valid JSON (" + std::string(error.what()) + ")");
+    }
+    return row_requests_from_json(json, rows, path);
+}
+
+nlohmann::ordered_json params_to_json(const SamplingParams& params) {
+    nlohmann::ordered_json out;
+    for (const auto& info : kParams) {
+        if (info.integer) {
+            out[std::string(info.key)] = static_cast<std::int64_t>(param_value(params, info.param));
+        } else {
+            out[std::string(info.key)] = param_value(params, info.param);
+        }
+    }
+    out["seed"] = params.seed ? nlohmann::ordered_json(std::to_string(*params.seed)) : nlohmann::ordered_json(nullptr);
+    return out;
+}
+
+}  // namespace samplescope

@@ -1,0 +1,234 @@
+// The presets, each step with the rule its stack follows. The sources of every
+// rule are in kRules (engine/pipelines/pipeline.h); the order of each stack's steps was
+// read in:
+//   vllm:     vllm-project/vllm vllm/v1/sample/sampler.py Sampler.forward, Sampler.sample
+//             (penalties -> greedy -> temperature -> min-p -> top-k/top-p)
+//   sglang:   sgl-project/sglang python/sglang/srt/sampling/sampling_batch_info.py
+//             SamplingBatchInfo.apply_logits_bias (additive penalties, then multiplicative);
+//             python/sglang/srt/layers/sampler.py Sampler.forward and
+//             top_k_top_p_min_p_sampling_from_probs_torch (one cumsum for all three filters)
+//   hf:       huggingface/transformers src/transformers/generation/utils.py
+//             GenerationMixin._get_logits_processor (repetition ... temperature, top-k, top-p, min-p)
+//   llamacpp: ggml-org/llama.cpp common/sampling.cpp common_sampler_init and common/common.h
+//             common_params_sampling::samplers (penalties, top_k, top_p, min_p, temperature; dist)
+//   flashinfer-*: flashinfer-ai/flashinfer flashinfer/sampling.py
+//             top_k_top_p_sampling_from_probs (filter_apply_order "joint" / "top_k_first")
+#include "engine/pipelines/pipeline_presets.h"
+
+#include <algorithm>
+
+#include "engine/core/input_error.h"
+
+namespace samplescope {
+
+namespace {
+
+PipelineStep step(Stage stage, Rule rule, bool joint = false) { return PipelineStep{stage, rule, true, joint}; }
+
+std::string known_names() {
+    std::string names;
+    for (const auto& preset : kPresets) names += std::string(preset.name) + ", ";
+    return names + std::string(kCustomPipelineName);
+}
+
+std::string trim(std::string_view text) {
+    std::size_t begin = 0;
+    std::size_t end = text.size();
+    while (begin < end && (text[begin] == ' ' || text[begin] == '\t')) ++begin;
+    while (end > begin && (text[end - 1] == ' ' || text[end - 1] == '\t')) --end;
+    return std::string(text.substr(begin, end - begin));
+}
+
+std::vector<std::string> split(std::string_view text, char separator) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const auto at = text.find(separator, start);
+        parts.push_back(trim(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start)));
+        if (at == std::string_view::npos) break;
+        start = at + 1;
+    }
+    return parts;
+}
+
+std::string rule_names(Stage stage) {
+    std::string names;
+    for (const auto rule : rules_for_stage(stage)) {
+        if (!names.empty()) names += ", ";
+        names += rule_info(rule).name;
+    }
+    return names;
+}
+
+}  // namespace
+
+const PresetInfo& preset_info(std::string_view name) {
+    for (const auto& preset : kPresets) {
+        if (preset.name == name) return preset;
+    }
+    throw InputError("pipeline", "unknown pipeline \"" + std::string(name) + "\"; known: " + known_names());
+}
+
+Pipeline preset_pipeline(std::string_view name) {
+    const auto& info = preset_info(name);
+    Pipeline pipeline;
+    pipeline.name = std::string(info.name);
+    pipeline.title = std::string(info.title);
+    using S = Stage;
+    using R = Rule;
+    if (name == "spec") {
+        pipeline.reference = true;
+        pipeline.steps = {step(S::RepetitionPenalty, R::RepetitionContext),
+                          step(S::PresenceFrequency, R::PresenceFrequencyOutput),
+                          step(S::Greedy, R::GreedyContract),
+                          step(S::Temperature, R::TemperatureDivide),
+                          step(S::TopK, R::TopKContract),
+                          step(S::TopP, R::TopPContract),
+                          step(S::MinP, R::MinPProb)};
+    } else if (name == "vllm") {
+        pipeline.steps = {step(S::RepetitionPenalty, R::RepetitionContext),
+                          step(S::PresenceFrequency, R::PresenceFrequencyOutput),
+                          step(S::Greedy, R::GreedyVllm),
+                          step(S::Temperature, R::TemperatureVllm),
+                          step(S::MinP, R::MinPProb),
+                          step(S::TopK, R::TopKKeepTies),
+                          step(S::TopP, R::TopPAscendingCumsum)};
+    } else if (name == "sglang") {
+        // Additive penalties first, then the multiplicative one (the accumulated
+        // path; the other path follows a Python set's order, which is unspecified).
+        pipeline.steps = {step(S::PresenceFrequency, R::PresenceFrequencyOutput),
+                          step(S::RepetitionPenalty, R::RepetitionOutputOnly),
+                          step(S::Greedy, R::GreedySglang),
+                          step(S::Temperature, R::TemperatureDivide),
+                          step(S::TopK, R::TopKExactUnstable),
+                          step(S::TopP, R::TopPExclusivePrefix, true),
+                          step(S::MinP, R::MinPProb, true)};
+    } else if (name == "hf") {
+        // generate() has no presence or frequency penalty.
+        pipeline.steps = {step(S::RepetitionPenalty, R::RepetitionContext),
+                          step(S::Greedy, R::GreedyHf),
+                          step(S::Temperature, R::TemperatureDivide),
+                          step(S::TopK, R::TopKKeepTies),
+                          step(S::TopP, R::TopPAscendingCumsum),
+                          step(S::MinP, R::MinPProb)};
+    } else if (name == "llamacpp") {
+        // Temperature last: the truncations see the T = 1 distribution; T <= 0
+        // is handled by the temperature sampler itself, so there is no greedy step.
+        pipeline.penalty_last_n = 64;
+        pipeline.steps = {step(S::RepetitionPenalty, R::RepetitionLastN),
+                          step(S::PresenceFrequency, R::PresenceFrequencyLastN),
+                          step(S::TopK, R::TopKExactUnstable),
+                          step(S::TopP, R::TopPInclusiveCumsum),
+                          step(S::MinP, R::MinPLog),
+                          step(S::Temperature, R::TemperatureLlamaCpp)};
+    } else if (name == "flashinfer-joint") {
+        // FlashInfer has no penalties and no greedy mode: both are the caller's.
+        // T = 0 is treated as the caller's argmax.
+        pipeline.steps = {step(S::Greedy, R::GreedyContract),
+                          step(S::Temperature, R::TemperatureDivide),
+                          step(S::TopK, R::TopKFlashInfer),
+                          step(S::TopP, R::TopPMassAboveByValue, true),
+                          step(S::MinP, R::MinPProb)};
+    } else {  // flashinfer-topk-first
+        pipeline.steps = {step(S::Greedy, R::GreedyContract),
+                          step(S::Temperature, R::TemperatureDivide),
+                          step(S::TopK, R::TopKFlashInfer),
+                          step(S::TopP, R::TopPMassAboveByValue),
+                          step(S::MinP, R::MinPProb)};
+    }
+    return pipeline;
+}
+
+EngineDefaults engine_defaults(std::string_view name) {
+    preset_info(name);  // refuses an unknown name
+    EngineDefaults defaults;
+    if (name == "hf") {
+        // transformers GenerationConfig: top_k 50 (do_sample False by default).
+        defaults.params.top_k = 50;
+    } else if (name == "llamacpp") {
+        // llama.cpp common/common.h common_params_sampling.
+        defaults.params.temperature = 0.8;
+        defaults.params.top_k = 40;
+        defaults.params.top_p = 0.95;
+        defaults.params.min_p = 0.05;
+        defaults.penalty_last_n = 64;
+    }
+    return defaults;
+}
+
+Pipeline custom_pipeline(std::string_view stage_list) {
+    Pipeline pipeline;
+    pipeline.name = std::string(kCustomPipelineName);
+    pipeline.title = "Custom";
+    if (trim(stage_list).empty()) {
+        throw InputError("stages", "a custom pipeline needs --stages, e.g. \"penalties,top_k,top_p,min_p,temperature\"");
+    }
+    for (const auto& item : split(stage_list, ',')) {
+        if (item.empty()) throw InputError("stages", "empty item in stage list \"" + std::string(stage_list) + "\"");
+        const auto parts = split(item, ':');
+        std::vector<Stage> stages;
+        if (parts[0] == "penalties") {
+            stages = {Stage::RepetitionPenalty, Stage::PresenceFrequency};
+        } else if (const auto stage = stage_from_name(parts[0]); stage && is_step_stage(*stage)) {
+            stages = {*stage};
+        } else {
+            throw InputError("stages", "unknown stage \"" + parts[0] +
+                                           "\"; known: penalties, repetition_penalty, presence_frequency, greedy, "
+                                           "temperature, top_k, top_p, min_p");
+        }
+        bool joint = false;
+        std::optional<Rule> rule;
+        for (std::size_t i = 1; i < parts.size(); ++i) {
+            if (parts[i] == "joint") {
+                joint = true;
+                continue;
+            }
+            if (stages.size() != 1) throw InputError("stages", "\"penalties\" takes no rule; name the two stages");
+            rule = rule_from_name(stages[0], parts[i]);
+            if (!rule) {
+                throw InputError("stages", "unknown rule \"" + parts[i] + "\" for " + parts[0] + "; known: " +
+                                               rule_names(stages[0]));
+            }
+        }
+        for (const auto stage : stages) {
+            pipeline.steps.push_back(PipelineStep{stage, rule.value_or(rules_for_stage(stage).front()), true, joint});
+        }
+    }
+    const bool temperature_handles_zero = [&] {
+        const auto* t = pipeline.find_step(Stage::Temperature);
+        return t && t->rule == Rule::TemperatureLlamaCpp;
+    }();
+    if (!pipeline.find_step(Stage::Greedy) && !temperature_handles_zero) {
+        std::size_t at = 0;
+        for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
+            const auto s = pipeline.steps[i].stage;
+            if (s == Stage::RepetitionPenalty || s == Stage::PresenceFrequency) at = i + 1;
+        }
+        pipeline.steps.insert(pipeline.steps.begin() + static_cast<std::ptrdiff_t>(at),
+                              PipelineStep{Stage::Greedy, Rule::GreedyContract, true, false});
+    }
+    check_pipeline(pipeline);
+    return pipeline;
+}
+
+std::string step_list(const Pipeline& pipeline) {
+    std::string out;
+    for (const auto& s : pipeline.steps) {
+        if (!s.enabled) continue;
+        if (!out.empty()) out += ",";
+        out += std::string(stage_info(s.stage).name) + ":" + std::string(rule_info(s.rule).name);
+        if (s.joint) out += ":joint";
+    }
+    return out;
+}
+
+Pipeline make_pipeline(std::string_view name, std::string_view stage_list) {
+    if (name == kCustomPipelineName) return custom_pipeline(stage_list);
+    if (!stage_list.empty()) {
+        throw InputError("stages", "--stages is for --pipeline custom; pipeline \"" + std::string(name) +
+                                       "\" has its own steps");
+    }
+    return preset_pipeline(name);
+}
+
+}  // namespace samplescope

@@ -1,0 +1,67 @@
+// The preset pipelines (one per serving stack studied in docs/pipelines.md),
+// their own parameter defaults, and the parser of a custom step list.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/pipelines/pipeline.h"
+
+namespace samplescope {
+
+struct PresetInfo {
+    std::string_view name;      // as on the command line: --pipeline NAME
+    std::string_view title;     // as in a menu
+    std::string_view order;     // the order of its steps, in words
+    std::string_view defaults;  // the stack's own defaults, in words
+};
+
+inline constexpr std::array<PresetInfo, 7> kPresets{{
+    {"spec", "Contract (reference)", "penalties -> greedy -> T -> top-k -> top-p -> min-p",
+     "the contract's: every step off, T = 1"},
+    {"vllm", "vLLM V1", "repetition -> frequency/presence -> greedy -> T -> min-p -> top-k -> top-p",
+     "T 1, top_p 1, top_k 0, min_p 0 (a model's generation_config.json overrides them)"},
+    {"sglang", "SGLang (pytorch backend)", "frequency/presence -> repetition -> greedy -> T -> top-k | top-p | min-p (joint)",
+     "T 1, top_p 1, top_k all, min_p 0 (a model's generation_config.json overrides them)"},
+    {"hf", "HF transformers generate()", "repetition -> greedy -> T -> top-k -> top-p -> min-p",
+     "top_k 50, T 1, top_p 1, min_p off; do_sample False"},
+    {"llamacpp", "llama.cpp (default chain)", "penalties (last 64) -> top-k -> top-p -> min-p -> T",
+     "T 0.8, top_k 40, top_p 0.95, min_p 0.05, penalty_last_n 64, repeat 1"},
+    {"flashinfer-joint", "FlashInfer (joint)", "T -> top-k | top-p (joint) -> min-p", "none: the caller's"},
+    {"flashinfer-topk-first", "FlashInfer (top_k_first)", "T -> top-k -> top-p (renormalised) -> min-p",
+     "none: the caller's"},
+}};
+
+inline constexpr std::string_view kCustomPipelineName = "custom";
+
+// Throws InputError (field "pipeline") naming the unknown name and the known ones.
+const PresetInfo& preset_info(std::string_view name);
+Pipeline preset_pipeline(std::string_view name);
+
+// A stack's own parameter defaults, to offer ("load this engine's defaults"),
+// never to apply silently. The seed is left unset.
+struct EngineDefaults {
+    SamplingParams params;
+    std::int64_t penalty_last_n = 64;
+};
+EngineDefaults engine_defaults(std::string_view name);
+
+// A custom pipeline from a comma-separated step list: each item is a stage
+// name of engine/core/stage.h, optionally ":rule" (a rule name of that stage) and
+// ":joint"; "penalties" stands for repetition_penalty,presence_frequency.
+// Rules default to the contract's. When no greedy step is listed (and the
+// temperature rule does not handle T <= 0 itself), the contract's greedy step
+// is inserted after the last penalty step, so that T = 0 is never divided by.
+// Throws InputError (field "stages") for an unknown stage or rule.
+Pipeline custom_pipeline(std::string_view stage_list);
+
+// The step list of a pipeline in the syntax custom_pipeline() reads
+// (disabled steps left out), e.g. "repetition_penalty,top_k:keep_ties".
+std::string step_list(const Pipeline& pipeline);
+
+// `name` is a preset, or "custom" with `stage_list`. Throws InputError.
+Pipeline make_pipeline(std::string_view name, std::string_view stage_list = {});
+
+}  // namespace samplescope

@@ -1,0 +1,25 @@
+// Runs a pipeline (engine/pipelines/pipeline.h) on one row: the steps in the pipeline's
+// own order, each by its rule, then the contract's draw. `spec` is run by the
+// reference sampler itself (engine/pipelines/sampler.h trace_step).
+#pragma once
+
+#include <cstdint>
+
+#include "engine/core/generator.h"
+#include "engine/core/inverse_cdf.h"
+#include "engine/pipelines/pipeline.h"
+
+namespace samplescope {
+
+// One step, drawing from `rng` (advanced by the draws taken). `seed` and
+// `draws_before` are recorded only. Throws InputError for a bad row,
+// parameter, history id or pipeline.
+PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& input, Pcg32& rng, std::uint64_t seed,
+                           std::uint64_t draws_before);
+
+// One step of a fresh request: the seed from the params (chosen when absent),
+// `skip_draws` uniforms discarded first.
+PipelineTrace trace_pipeline_once(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t skip_draws = 0);
+
+
+}  // namespace samplescope

@@ -1,0 +1,49 @@
+// A multi-token request: it owns the seed's stream and the history, so each
+// step's penalties see the tokens drawn before it and the stream advances by
+// the contract's draw accounting (one uniform per sampled token, none when greedy).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/core/generator.h"
+#include "engine/pipelines/sampler.h"
+
+namespace samplescope {
+
+class Request {
+public:
+    // Uses params.seed, or chooses one. Throws InputError for bad parameters.
+    explicit Request(SamplingParams params, std::vector<std::int64_t> prompt_ids = {},
+                     std::vector<std::int64_t> output_ids = {});
+
+    // Discards n uniforms, as a decode worker does after a prefill worker drew n.
+    void skip_draws(std::uint64_t n);
+
+    // Samples from these logits, appends the token to the output ids, advances
+    // the stream. Throws InputError (and changes nothing) on bad input.
+    SampleTrace step(std::span<const double> logits);
+    SampleResult step_lean(std::span<const double> logits);
+
+    // Back to the first draw of the seed's stream and the original history.
+    void reset();
+
+    std::uint64_t seed() const { return seed_; }
+    std::uint64_t draws_consumed() const { return draws_; }
+    const SamplingParams& params() const { return params_; }
+    void set_params(const SamplingParams& params);  // keeps the seed, the stream and the history
+    const std::vector<std::int64_t>& prompt_ids() const { return prompt_; }
+    const std::vector<std::int64_t>& output_ids() const { return output_; }
+
+private:
+    SamplingParams params_;
+    std::uint64_t seed_;
+    std::vector<std::int64_t> prompt_;
+    std::vector<std::int64_t> output_;
+    std::vector<std::int64_t> initial_output_;
+    Pcg32 rng_;
+    std::uint64_t draws_ = 0;
+};
+
+}  // namespace samplescope

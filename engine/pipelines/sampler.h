@@ -1,0 +1,40 @@
+// The reference sampler: contract section 2, steps 1 to 11, in f64, with sums in
+// ascending id order. One implementation serves the traced and the lean path.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "engine/core/generator.h"
+#include "engine/core/sampling_params.h"
+#include "engine/core/token_history.h"
+#include "engine/core/trace.h"
+
+namespace samplescope {
+
+// Throws InputError when the row cannot be sampled: V = 0, a NaN or +inf logit
+// (naming the first such id), or every logit -inf.
+void check_logits(std::span<const double> logits);
+
+// Step 5 on the kept ids: l / T. Refuses (InputError) a temperature so small
+// that a finite logit overflows, stating the smallest T these logits allow.
+void scale_kept_by_temperature(Values& logits, const IdList& kept, double temperature);
+
+struct StepInput {
+    std::span<const double> logits;
+    const SamplingParams& params;
+    const HistoryCounts& history;  // from count_history(), checked against V
+};
+
+// One step, drawing from `rng` (which is advanced by the draws taken). `seed`
+// and `draws_before` are only recorded in the trace. Throws InputError.
+SampleTrace trace_step(const StepInput& input, Pcg32& rng, std::uint64_t seed, std::uint64_t draws_before);
+SampleResult sample_step(const StepInput& input, Pcg32& rng);
+
+// One step of a fresh request: seed from params (chosen when absent), history
+// validated, `skip_draws` uniforms discarded first.
+SampleTrace trace_once(std::span<const double> logits, const SamplingParams& params,
+                       std::span<const std::int64_t> prompt_ids = {}, std::span<const std::int64_t> output_ids = {},
+                       std::uint64_t skip_draws = 0);
+
+}  // namespace samplescope

@@ -1,0 +1,74 @@
+// Empirical sampling: N consecutive draws of a request's stream from a
+// pipeline's final distribution, counted per id and tested against the exact
+// q with Pearson's chi-square goodness of fit.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "engine/core/generator.h"
+#include "engine/pipelines/pipeline.h"
+
+namespace samplescope {
+
+inline constexpr std::uint64_t kMaxDraws = 1'000'000;
+
+struct Histogram {
+    IdList ids;                          // the ids that can be drawn, ascending
+    Values expected;                     // their exact q
+    std::vector<std::uint64_t> counts;   // how often each was drawn
+    std::uint64_t draws = 0;             // draws done (fewer than asked when cancelled)
+    bool cancelled = false;
+};
+
+struct ChiSquareTest {
+    // Infinite when an id with expected probability 0 was drawn.
+    double statistic = 0.0;
+    std::size_t degrees_of_freedom = 0;
+    std::size_t bins = 0;   // after pooling the ids whose expected count is below 5
+    double p_value = 1.0;   // 1 when there is nothing to test (one bin)
+    std::uint64_t impossible_draws = 0;  // draws of ids the expected q gives 0
+};
+
+struct LargestDeviation {
+    std::int32_t id = -1;
+    double z = 0.0;  // (count - N q) / sqrt(N q (1 - q)), the largest in absolute value
+};
+
+using DrawProgress = std::function<void(std::uint64_t done)>;
+
+// Draws `draws` tokens from (kept, q) with consecutive uniforms of `rng`, each
+// by the contract's inverse CDF in ascending id order. `progress` is called
+// every 65536 draws; `cancel`, when set, stops early. Throws InputError for
+// draws outside [1, kMaxDraws].
+Histogram draw_histogram(const IdList& kept, const Values& q, Pcg32& rng, std::uint64_t draws,
+                         const DrawProgress& progress = {}, const std::atomic<bool>* cancel = nullptr);
+
+// Counts against the exact q of (ids, q), matched by id; an id absent from
+// either side counts 0 there.
+ChiSquareTest chi_square_test(const Histogram& histogram, const IdList& ids, const Values& q);
+LargestDeviation largest_deviation(const Histogram& histogram, const IdList& ids, const Values& q);
+
+// The upper regularised incomplete gamma Q(a, x): the chi-square p-value is
+// Q(df / 2, statistic / 2).
+double chi_square_p_value(double statistic, std::size_t degrees_of_freedom);
+
+struct EmpiricalResult {
+    PipelineTrace trace;  // the first step: kept set and exact q
+    Histogram histogram;
+    ChiSquareTest test;
+    LargestDeviation deviation;
+};
+
+// The request's stream (seed from the params, chosen when absent; skip_draws
+// discarded) drawn `draws` times from the pipeline's final distribution. The
+// first draw is the trace's own. A greedy step without a draw gives N copies
+// of its token and consumes no uniform.
+EmpiricalResult sample_empirically(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t draws,
+                                   std::uint64_t skip_draws = 0, const DrawProgress& progress = {},
+                                   const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace samplescope

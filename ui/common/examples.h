@@ -1,0 +1,39 @@
+// The built-in examples of the Examples menu; the app opens on one of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/sampling_params.h"
+#include "engine/core/synthetic_logits.h"
+
+namespace samplescope::ui {
+
+struct Example {
+    std::string name;         // menu text
+    std::string description;  // status-bar text: where the numbers come from
+    std::vector<double> logits;
+    std::vector<std::string> labels;  // empty: shown as tok_<id>
+    SamplingParams params;
+    std::vector<std::int64_t> prompt_ids;
+    std::vector<std::int64_t> output_ids;
+};
+
+// The sampling contract's worked example: V = 5, x = [1, 3, 2, 3, -1], T = 1,
+// top_k = 3, top_p = 0.8, seed 0 (token 3, logprob -0.92487).
+Example worked_example();
+
+// The teaching page's four tokens A, B, C, D with logits [3, 2, 1, 0], shown
+// with its top-p setting (top_p = 0.9 keeps A, B, C at T = 1).
+Example abcd_example();
+
+// A deterministic full-size row, V = 128,256: peaked, with a long tail, every
+// stage of the pipeline switched on, and a short history for the penalties.
+inline constexpr std::size_t kRealisticVocab = kLlama3VocabSize;
+Example realistic_example();
+
+// All of them, in menu order.
+std::vector<Example> built_in_examples();
+
+}  // namespace samplescope::ui

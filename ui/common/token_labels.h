@@ -1,0 +1,36 @@
+// Token labels for display: the labels a file, example or vocabulary gives,
+// in engine/io/token_display.h's readable form, else `tok_<id>` (until a
+// vocabulary is loaded, ids are all a row can name).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace samplescope::ui {
+
+class TokenLabels {
+public:
+    TokenLabels() = default;
+    // `raw`: the labels as the row carries them (what the logits editor edits);
+    // `display`: what every view shows ("" where an id has none).
+    TokenLabels(std::vector<std::string> raw, std::vector<std::string> display)
+        : raw_(std::move(raw)), display_(std::move(display)) {}
+
+    std::string label(std::int64_t id) const {
+        if (id >= 0 && static_cast<std::size_t>(id) < display_.size() && !display_[static_cast<std::size_t>(id)].empty()) {
+            return display_[static_cast<std::size_t>(id)];
+        }
+        return "tok_" + std::to_string(id);
+    }
+    bool has_labels() const { return !display_.empty(); }
+    const std::vector<std::string>& raw() const { return raw_; }
+    const std::vector<std::string>& display() const { return display_; }
+
+private:
+    std::vector<std::string> raw_;
+    std::vector<std::string> display_;
+};
+
+}  // namespace samplescope::ui

@@ -1,0 +1,30 @@
+// One sampled step, ready to display: the engine's trace plus what the views
+// derive from it for display (ranked top-N per stage, statistics). Built off
+// the GUI thread and shared read-only by every view.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/core/trace.h"
+#include "ui/common/plot_data.h"
+#include "ui/common/token_labels.h"
+
+namespace samplescope::ui {
+
+struct TraceView {
+    std::uint64_t generation = 0;  // which request of the session produced it
+    std::shared_ptr<const SampleTrace> trace;
+    std::shared_ptr<const std::vector<double>> raw_logits;  // the row as given
+    std::shared_ptr<const TokenLabels> labels;
+    std::vector<StagePlotData> stages;  // one per kStages entry
+    TruncationStats stats;
+    std::size_t top_n = 0;
+    double compute_ms = 0.0;      // wall time the worker took (engine step + display data)
+    double compute_cpu_ms = 0.0;  // CPU time of that work (what it costs on an idle machine)
+
+    const StagePlotData& plot(Stage stage) const { return stages[static_cast<std::size_t>(stage)]; }
+};
+
+}  // namespace samplescope::ui

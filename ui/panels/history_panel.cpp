@@ -1,0 +1,111 @@
+#include "ui/panels/history_panel.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QRegularExpression>
+
+#include "engine/core/input_error.h"
+#include "engine/core/token_history.h"
+
+namespace samplescope::ui {
+
+std::vector<std::int64_t> parse_ids(const QString& text, const char* field) {
+    return parse_id_list(text.toStdString(), field);
+}
+
+namespace {
+
+QString join_ids(const std::vector<std::int64_t>& ids) {
+    QStringList parts;
+    for (const auto id : ids) parts << QString::number(id);
+    return parts.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
+HistoryPanel::HistoryPanel(QWidget* parent) : QGroupBox(QStringLiteral("History"), parent) {
+    setObjectName(QStringLiteral("history_panel"));
+    auto* form = new QFormLayout(this);
+    form->setVerticalSpacing(4);
+    prompt_ = new QLineEdit(this);
+    prompt_->setObjectName(QStringLiteral("prompt_ids"));
+    prompt_->setPlaceholderText(QStringLiteral("e.g. 1, 2, 2"));
+    prompt_->setToolTip(QStringLiteral("Prompt ids: seen by the repetition penalty only. Press Enter to apply."));
+    output_ = new QLineEdit(this);
+    output_->setObjectName(QStringLiteral("output_ids"));
+    output_->setPlaceholderText(QStringLiteral("ids generated so far"));
+    output_->setToolTip(QStringLiteral("Generated ids: seen by all three penalties (counts for frequency). "
+                                       "Press Enter to apply; Step appends the drawn token."));
+    output_labels_ = new QLabel(this);
+    output_labels_->setWordWrap(true);
+    output_labels_->setStyleSheet(QStringLiteral("color: #555555;"));
+    error_ = new QLabel(this);
+    error_->setObjectName(QStringLiteral("error_history"));
+    error_->setStyleSheet(QStringLiteral("color: #B00020;"));
+    error_->setWordWrap(true);
+    error_->setVisible(false);
+    draws_ = new QLabel(this);
+    draws_->setObjectName(QStringLiteral("draws_consumed"));
+    draws_->setToolTip(QStringLiteral("One uniform per sampled token, none per greedy token (the contract's draw accounting)."));
+    step_ = new QPushButton(QStringLiteral("Step: accept the drawn token"), this);
+    step_->setObjectName(QStringLiteral("step"));
+    step_->setToolTip(QStringLiteral("Append the token shown to the generated ids and advance the stream (Ctrl+Return)."));
+    reset_ = new QPushButton(QStringLiteral("Reset request"), this);
+    reset_->setObjectName(QStringLiteral("reset_request"));
+    reset_->setToolTip(QStringLiteral("Back to the seed's first draw and the generated ids the request started with."));
+    form->addRow(QStringLiteral("Prompt ids"), prompt_);
+    form->addRow(QStringLiteral("Generated ids"), output_);
+    form->addRow(QString(), output_labels_);
+    form->addRow(error_);
+    form->addRow(QStringLiteral("Draws consumed"), draws_);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(step_, 1);
+    buttons->addWidget(reset_);
+    form->addRow(buttons);
+
+    connect(prompt_, &QLineEdit::editingFinished, this, &HistoryPanel::on_edit);
+    connect(output_, &QLineEdit::editingFinished, this, &HistoryPanel::on_edit);
+    connect(step_, &QPushButton::clicked, this, &HistoryPanel::stepRequested);
+    connect(reset_, &QPushButton::clicked, this, &HistoryPanel::resetRequested);
+}
+
+void HistoryPanel::show_request(const Request& request, const TokenLabels& labels) {
+    prompt_->setText(join_ids(request.prompt_ids()));
+    output_->setText(join_ids(request.output_ids()));
+    QStringList words;
+    const auto& output = request.output_ids();
+    const std::size_t shown = std::min<std::size_t>(output.size(), 12);
+    for (std::size_t i = output.size() - shown; i < output.size(); ++i) words << QString::fromStdString(labels.label(output[i]));
+    output_labels_->setText(output.empty() ? QStringLiteral("(none yet)")
+                                           : (output.size() > shown ? QStringLiteral("... ") : QString()) +
+                                                 words.join(QLatin1Char(' ')));
+    draws_->setText(QStringLiteral("<b>%1</b> (seed %2)").arg(request.draws_consumed()).arg(request.seed()));
+    error_->setVisible(false);
+    prompt_->setStyleSheet(QString());
+    output_->setStyleSheet(QString());
+}
+
+void HistoryPanel::show_error(const QString& field, const QString& message) {
+    error_->setText(message);
+    error_->setVisible(true);
+    (field == QStringLiteral("prompt_ids") ? prompt_ : output_)->setStyleSheet(QStringLiteral("border: 2px solid #B00020;"));
+}
+
+void HistoryPanel::on_edit() {
+    if (!prompt_->isModified() && !output_->isModified()) return;  // focus left without an edit
+    try {
+        const auto prompt = parse_ids(prompt_->text(), "prompt_ids");
+        const auto output = parse_ids(output_->text(), "output_ids");
+        error_->setVisible(false);
+        prompt_->setModified(false);
+        output_->setModified(false);
+        emit historyEdited(prompt, output);
+    } catch (const InputError& error) {
+        show_error(QString::fromStdString(error.field()), QString::fromUtf8(error.what()));
+    }
+}
+
+}  // namespace samplescope::ui

@@ -1,0 +1,53 @@
+// The request's history: prompt ids and generated ids (editable; they feed the
+// penalties), the number of draws the stream has consumed, and the actions
+// Step (accept the drawn token) and Reset request (back to the seed's first draw).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+
+#include "engine/pipelines/request.h"
+#include "ui/common/token_labels.h"
+
+namespace samplescope::ui {
+
+class HistoryPanel : public QGroupBox {
+    Q_OBJECT
+public:
+    explicit HistoryPanel(QWidget* parent = nullptr);
+
+    void show_request(const Request& request, const TokenLabels& labels);
+    void show_error(const QString& field, const QString& message);  // in place, under its box
+
+    QLineEdit* prompt_entry() const { return prompt_; }
+    QLineEdit* output_entry() const { return output_; }
+    QLabel* draws_label() const { return draws_; }
+    QPushButton* step_button() const { return step_; }
+    QPushButton* reset_button() const { return reset_; }
+
+signals:
+    void historyEdited(const std::vector<std::int64_t>& prompt_ids, const std::vector<std::int64_t>& output_ids);
+    void stepRequested();
+    void resetRequested();
+
+private:
+    void on_edit();
+
+    QLineEdit* prompt_;
+    QLineEdit* output_;
+    QLabel* output_labels_;
+    QLabel* error_;
+    QLabel* draws_;
+    QPushButton* step_;
+    QPushButton* reset_;
+};
+
+// Parses ids such as "1, 2 2"; throws InputError naming the field.
+std::vector<std::int64_t> parse_ids(const QString& text, const char* field);
+
+}  // namespace samplescope::ui

@@ -1,0 +1,122 @@
+#include "ui/panels/parameter_control.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <QGridLayout>
+
+#include "engine/core/input_error.h"
+
+namespace samplescope::ui {
+
+std::optional<double> parse_number_text(const QString& text) {
+    const std::string trimmed = text.trimmed().toStdString();
+    if (trimmed.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double value = std::strtod(trimmed.c_str(), &end);
+    if (end != trimmed.c_str() + trimmed.size()) return std::nullopt;
+    return value;
+}
+
+namespace {
+
+QString view_of(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<int>(text.size())); }
+
+}  // namespace
+
+ParameterControl::ParameterControl(const ParamInfo& info, QGridLayout* grid, int row, QWidget* parent)
+    : QObject(parent), info_(info), value_(info.default_value) {
+    const QString tooltip = QStringLiteral("<b>%1</b> (%2)<br>%3<br>Valid: %4. Default: %5.")
+                                .arg(view_of(info.label), view_of(info.key), view_of(info.formula).toHtmlEscaped(),
+                                     view_of(info.valid_range).toHtmlEscaped(),
+                                     QString::fromStdString(format_number(info.default_value)));
+    name_ = new QLabel(view_of(info.label), parent);
+    name_->setToolTip(tooltip);
+    slider_ = new QSlider(Qt::Horizontal, parent);
+    slider_->setObjectName(QStringLiteral("slider_%1").arg(view_of(info.key)));
+    slider_->setRange(0, position_of(info.slider_max));
+    slider_->setToolTip(tooltip);
+    slider_->setMinimumWidth(70);
+    entry_ = new QLineEdit(parent);
+    entry_->setObjectName(QStringLiteral("entry_%1").arg(view_of(info.key)));
+    entry_->setToolTip(tooltip);
+    entry_->setMaximumWidth(80);
+    state_ = new QLabel(parent);
+    state_->setObjectName(QStringLiteral("state_%1").arg(view_of(info.key)));
+    state_->setMinimumWidth(48);
+    state_->setToolTip(QStringLiteral("Whether this step changes anything (the contract's off values)."));
+    error_ = new QLabel(parent);
+    error_->setObjectName(QStringLiteral("error_%1").arg(view_of(info.key)));
+    error_->setWordWrap(true);
+    error_->setStyleSheet(QStringLiteral("color: #B00020;"));
+    error_->setVisible(false);
+    grid->addWidget(name_, row, 0);
+    grid->addWidget(slider_, row, 1);
+    grid->addWidget(entry_, row, 2);
+    grid->addWidget(state_, row, 3);
+    grid->addWidget(error_, row + 1, 0, 1, 4);
+    connect(slider_, &QSlider::valueChanged, this, &ParameterControl::on_slider);
+    connect(entry_, &QLineEdit::editingFinished, this, &ParameterControl::on_entry);
+    set_value(info.default_value);
+}
+
+double ParameterControl::step() const { return info_.integer ? 1.0 : 0.01; }
+
+int ParameterControl::position_of(double value) const {
+    const double clamped = std::clamp(value, info_.slider_min, info_.slider_max);
+    return static_cast<int>(std::lround((clamped - info_.slider_min) / step()));
+}
+
+void ParameterControl::set_value(double value) {
+    value_ = value;
+    const QSignalBlocker block(slider_);
+    slider_->setValue(position_of(value));
+    entry_->setText(QString::fromStdString(format_number(value)));
+    show_error(QString());
+}
+
+void ParameterControl::set_state(const QString& text, bool active) {
+    state_->setText(text);
+    state_->setStyleSheet(active ? QStringLiteral("color: #0072B2; font-weight: bold;")
+                                 : QStringLiteral("color: #777777; font-style: italic;"));
+}
+
+void ParameterControl::show_error(const QString& message) {
+    error_->setText(message);
+    error_->setVisible(!message.isEmpty());
+    entry_->setStyleSheet(message.isEmpty() ? QString() : QStringLiteral("border: 2px solid #B00020;"));
+}
+
+void ParameterControl::on_slider(int position) {
+    // Round to the step so a slider never produces 0.30000000000000004.
+    const double raw = info_.slider_min + static_cast<double>(position) * step();
+    const double value = info_.integer ? std::round(raw) : std::round(raw * 100.0) / 100.0;
+    value_ = value;
+    entry_->setText(QString::fromStdString(format_number(value)));
+    show_error(QString());
+    emit valueEdited(info_.param, value);
+}
+
+void ParameterControl::on_entry() {
+    const QString text = entry_->text();
+    const auto value = parse_number_text(text);
+    if (!value) {
+        show_error(QStringLiteral("%1 must be a number, got \"%2\"").arg(view_of(info_.key), text.trimmed()));
+        return;
+    }
+    if (const auto error = param_error(info_.param, *value)) {
+        show_error(QString::fromStdString(*error));
+        return;
+    }
+    show_error(QString());
+    if (*value == value_) return;
+    value_ = *value;
+    {
+        const QSignalBlocker block(slider_);
+        slider_->setValue(position_of(*value));
+    }
+    emit valueEdited(info_.param, *value);
+}
+
+}  // namespace samplescope::ui

@@ -1,0 +1,58 @@
+// One sampling parameter as a control: a slider over the table's convenient
+// range, an exact entry box (any valid value, also outside the slider's range),
+// an "on"/"off" badge and an error line that shows the contract's message in
+// place when a typed value is refused. Generated from an entry of kParams.
+#pragma once
+
+#include <optional>
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QSlider>
+#include <QWidget>
+
+#include "engine/core/sampling_params.h"
+
+class QGridLayout;
+
+namespace samplescope::ui {
+
+class ParameterControl : public QObject {
+    Q_OBJECT
+public:
+    // Adds its widgets to `grid` at rows `row` (controls) and `row + 1` (error line).
+    ParameterControl(const ParamInfo& info, QGridLayout* grid, int row, QWidget* parent);
+
+    const ParamInfo& info() const { return info_; }
+    void set_value(double value);  // shows a value without emitting
+    void set_state(const QString& text, bool active);
+    void show_error(const QString& message);  // empty clears
+    QString error() const { return error_->isVisible() ? error_->text() : QString(); }
+
+    QSlider* slider() const { return slider_; }
+    QLineEdit* entry() const { return entry_; }
+    QLabel* state_label() const { return state_; }
+
+signals:
+    void valueEdited(samplescope::Param param, double value);
+
+private:
+    void on_slider(int position);
+    void on_entry();
+    double step() const;
+    int position_of(double value) const;
+
+    const ParamInfo& info_;
+    QLabel* name_;
+    QSlider* slider_;
+    QLineEdit* entry_;
+    QLabel* state_;
+    QLabel* error_;
+    double value_;
+};
+
+// Parses a number typed by the user: the whole text (trimmed) must be a number;
+// "nan" and "inf" parse, so the contract's checks answer them.
+std::optional<double> parse_number_text(const QString& text);
+
+}  // namespace samplescope::ui

@@ -1,0 +1,256 @@
+#include "ui/pipelines/pipeline_compare_view.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+#include "engine/core/input_error.h"
+#include "engine/pipelines/pipeline_presets.h"
+#include "ui/common/cpu_state.h"
+#include "ui/pipelines/pipeline_editor.h"
+#include "ui/pipelines/stage_strip.h"
+
+namespace samplescope {
+
+namespace {
+
+const QColor kColorA(0x2f, 0x6f, 0xb5);
+const QColor kColorB(0xd0, 0x70, 0x1c);
+
+QString probability(double q) { return QString::number(q, 'g', 6); }
+
+// A full-size row may keep 128,256 ids: the table and plot show the most
+// probable ones (a widget item per id would freeze the window), and id lists
+// name the first few.
+constexpr std::size_t kMaxRows = 200;
+constexpr std::size_t kMaxListedIds = 24;
+constexpr std::size_t kMaxTickLabels = 30;
+
+// The tokens on show: all of them in id order while they fit, else the
+// kMaxRows with the largest probability under either pipeline, largest first.
+std::vector<TokenComparison> shown_tokens(const std::vector<TokenComparison>& tokens) {
+    if (tokens.size() <= kMaxRows) return tokens;
+    std::vector<TokenComparison> top(tokens);
+    const auto larger = [](const TokenComparison& x, const TokenComparison& y) {
+        const double px = std::max(x.prob_a, x.prob_b);
+        const double py = std::max(y.prob_a, y.prob_b);
+        return px != py ? px > py : x.id < y.id;
+    };
+    std::partial_sort(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(kMaxRows), top.end(), larger);
+    top.resize(kMaxRows);
+    return top;
+}
+
+}  // namespace
+
+PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+
+    auto* editors = new QHBoxLayout;
+    editor_a_ = new PipelineEditor(tr("Pipeline A"), this);
+    editor_b_ = new PipelineEditor(tr("Pipeline B"), this);
+    editors->addWidget(editor_a_);
+    editors->addWidget(editor_b_);
+    layout->addLayout(editors);
+
+    strip_a_ = new StageStrip(this);
+    strip_b_ = new StageStrip(this);
+    layout->addWidget(strip_a_);
+    layout->addWidget(strip_b_);
+
+    kept_ = new QLabel(this);
+    kept_->setTextFormat(Qt::RichText);
+    kept_->setWordWrap(true);
+    layout->addWidget(kept_);
+    verdict_ = new QLabel(this);
+    verdict_->setTextFormat(Qt::RichText);
+    verdict_->setWordWrap(true);
+    layout->addWidget(verdict_);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    plot_ = new QCustomPlot(split);
+    plot_->setMinimumSize(360, 220);
+    plot_->xAxis->setLabel(tr("token"));
+    plot_->yAxis->setLabel(tr("final probability q"));
+    plot_->legend->setVisible(true);
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    group_ = new QCPBarsGroup(plot_);
+    table_ = new QTableWidget(0, 5, split);
+    table_->setHorizontalHeaderLabels({tr("id"), tr("token"), tr("q (A)"), tr("q (B)"), tr("kept by")});
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->verticalHeader()->setVisible(false);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    split->addWidget(plot_);
+    split->addWidget(table_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+
+    editor_b_->setPipeline(preset_pipeline("vllm"));
+    connect(editor_a_, &PipelineEditor::pipelineChanged, this, &PipelineCompareView::recompute);
+    connect(editor_b_, &PipelineEditor::pipelineChanged, this, &PipelineCompareView::recompute);
+    connect(editor_a_, &PipelineEditor::engineDefaultsRequested, this, &PipelineCompareView::loadEngineDefaults);
+    connect(editor_b_, &PipelineEditor::engineDefaultsRequested, this, &PipelineCompareView::loadEngineDefaults);
+    recompute();
+}
+
+void PipelineCompareView::setInput(std::vector<double> logits, std::vector<std::string> labels, SamplingParams params,
+                                   std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids) {
+    logits_ = std::move(logits);
+    labels_ = std::move(labels);
+    params_ = params;
+    // One seed for both sides and for every recomputation, so an edit changes
+    // only what the edit changes.
+    if (!params_.seed) params_.seed = choose_seed();
+    prompt_ids_ = std::move(prompt_ids);
+    output_ids_ = std::move(output_ids);
+    recompute();
+}
+
+void PipelineCompareView::setPipelines(const Pipeline& a, const Pipeline& b) {
+    editor_a_->setPipeline(a);
+    editor_b_->setPipeline(b);
+    recompute();
+}
+
+void PipelineCompareView::showExample(const PipelineExample& example) {
+    editor_a_->setPipeline(preset_pipeline(example.pipeline_a));
+    editor_b_->setPipeline(preset_pipeline(example.pipeline_b));
+    setInput(example.logits, example.labels, example.params, example.prompt_ids, example.output_ids);
+}
+
+void PipelineCompareView::loadEngineDefaults(const QString& preset) {
+    const auto seed = params_.seed;
+    params_ = engine_defaults(preset.toStdString()).params;
+    params_.seed = seed;
+    recompute();
+    emit paramsChanged(params_);
+}
+
+QString PipelineCompareView::label_of(std::int32_t id) const {
+    if (id >= 0 && static_cast<std::size_t>(id) < labels_.size()) {
+        return QString::fromStdString(labels_[static_cast<std::size_t>(id)]);
+    }
+    return QString::number(id);
+}
+
+QString PipelineCompareView::id_list(const IdList& ids) const {
+    QStringList parts;
+    for (std::size_t i = 0; i < ids.size() && i < kMaxListedIds; ++i) parts << label_of(ids[i]).toHtmlEscaped();
+    if (ids.size() > kMaxListedIds) parts << tr("... %1 more").arg(QLocale().toString(static_cast<qulonglong>(ids.size() - kMaxListedIds)));
+    return QStringLiteral("{") + parts.join(QStringLiteral(", ")) + QStringLiteral("}");
+}
+
+void PipelineCompareView::recompute() {
+    diff_.reset();
+    table_->setRowCount(0);
+    plot_->clearPlottables();
+    if (logits_.empty()) {
+        strip_a_->clear(tr("No row yet: open an example or load logits."));
+        strip_b_->clear();
+        kept_->clear();
+        verdict_->clear();
+        plot_->replot();
+        return;
+    }
+    try {
+        ui::clear_upper_vector_state();  // the GUI thread's painting may have left it dirty: exp would crawl
+        diff_ = diff_pipelines(editor_a_->pipeline(), editor_b_->pipeline(),
+                               PipelineInput{logits_, params_, prompt_ids_, output_ids_});
+    } catch (const InputError& error) {
+        strip_a_->clear();
+        strip_b_->clear();
+        kept_->clear();
+        verdict_->setText(QStringLiteral("<span style='color:#b00020'>%1</span>")
+                              .arg(QString::fromStdString(error.what()).toHtmlEscaped()));
+        plot_->replot();
+        return;
+    }
+    const auto& d = *diff_;
+    const auto title = [](const PipelineEditor* editor) {
+        return QString::fromStdString(editor->pipeline().title);
+    };
+    strip_a_->setTrace(tr("A: %1").arg(title(editor_a_)), d.a);
+    strip_b_->setTrace(tr("B: %1").arg(title(editor_b_)), d.b);
+
+    const auto kept_line = [this](const QString& name, const PipelineTrace& t) {
+        QString line = QStringLiteral("<b>%1</b> keeps %2").arg(name, id_list(t.trace.final_kept()));
+        if (!t.ignored_params.empty()) {
+            QStringList ignored;
+            for (const auto& key : t.ignored_params) ignored << QString::fromStdString(key);
+            line += tr(" <i>(ignores %1)</i>").arg(ignored.join(QStringLiteral(", ")));
+        }
+        return line;
+    };
+    const std::vector<TokenComparison> tokens = shown_tokens(d.tokens);
+    const QString shown = tokens.size() < d.tokens.size()
+                              ? tr("<br><i>Table and plot: the %1 most probable of the %2 tokens either keeps.</i>")
+                                    .arg(tokens.size())
+                                    .arg(QLocale().toString(static_cast<qulonglong>(d.tokens.size())))
+                              : QString();
+    kept_->setText(kept_line(tr("A"), d.a) + QStringLiteral(" &nbsp; ") + kept_line(tr("B"), d.b) +
+                   QStringLiteral("<br>") +
+                   tr("Only A: %1 &nbsp; Only B: %2").arg(id_list(d.only_a), id_list(d.only_b)) + shown);
+    const QString draw = d.same_token
+                             ? tr("the same seed draws the same token, %1").arg(label_of(d.a.trace.token).toHtmlEscaped())
+                             : tr("the same seed draws different tokens: A draws %1, B draws %2")
+                                   .arg(label_of(d.a.trace.token).toHtmlEscaped(), label_of(d.b.trace.token).toHtmlEscaped());
+    verdict_->setText(tr("Total-variation distance <b>%1</b>; %2 (seed %3).")
+                          .arg(QString::number(d.total_variation, 'g', 6), draw,
+                               QString::number(d.a.trace.seed)));
+
+    QVector<double> x;
+    QVector<double> qa;
+    QVector<double> qb;
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    table_->setRowCount(static_cast<int>(tokens.size()));
+    const std::size_t every = std::max<std::size_t>(1, (tokens.size() + kMaxTickLabels - 1) / kMaxTickLabels);
+    int row = 0;
+    for (const auto& token : tokens) {
+        x << row;
+        qa << token.prob_a;
+        qb << token.prob_b;
+        if (static_cast<std::size_t>(row) % every == 0) ticker->addTick(row, label_of(token.id));
+        const bool in_a = d.a.trace.stage(Stage::Softmax).keeps(token.id);
+        const bool in_b = d.b.trace.stage(Stage::Softmax).keeps(token.id);
+        const QStringList cells{QString::number(token.id), label_of(token.id), probability(token.prob_a),
+                                probability(token.prob_b),
+                                in_a && in_b ? tr("both") : (in_a ? tr("A only") : tr("B only"))};
+        for (int column = 0; column < cells.size(); ++column) {
+            auto* item = new QTableWidgetItem(cells[column]);
+            if (!(in_a && in_b)) item->setBackground(QColor(0xff, 0xf1, 0xd6));
+            table_->setItem(row, column, item);
+        }
+        ++row;
+    }
+    auto* bars_a = new QCPBars(plot_->xAxis, plot_->yAxis);
+    auto* bars_b = new QCPBars(plot_->xAxis, plot_->yAxis);
+    bars_a->setName(tr("A: %1").arg(title(editor_a_)));
+    bars_b->setName(tr("B: %1").arg(title(editor_b_)));
+    bars_a->setBrush(kColorA);
+    bars_b->setBrush(kColorB);
+    bars_a->setPen(QPen(kColorA.darker(130)));
+    bars_b->setPen(QPen(kColorB.darker(130)));
+    for (auto* bars : {bars_a, bars_b}) {
+        bars->setWidth(0.38);
+        bars->setBarsGroup(group_);
+    }
+    bars_a->setData(x, qa);
+    bars_b->setData(x, qb);
+    plot_->xAxis->setTicker(ticker);
+    plot_->xAxis->setRange(-0.7, std::max(0.7, static_cast<double>(row) - 0.3));
+    plot_->yAxis->setRange(0, 1.05 * std::max(*std::max_element(qa.begin(), qa.end()),
+                                              *std::max_element(qb.begin(), qb.end())));
+    plot_->replot();
+}
+
+}  // namespace samplescope

@@ -1,0 +1,78 @@
+// Two pipelines side by side on the same row, parameters and seed: both stage
+// strips, the ids kept by one and not the other, the probability each assigns
+// to every token, the total-variation distance, and whether the same seed
+// draws the same token. Every number comes from engine/pipelines/pipeline_diff.h.
+#pragma once
+
+#include <QWidget>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/pipelines/pipeline_diff.h"
+#include "engine/pipelines/pipeline_examples.h"
+
+class QCPBarsGroup;
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace samplescope {
+
+class PipelineEditor;
+class StageStrip;
+
+class PipelineCompareView : public QWidget {
+    Q_OBJECT
+public:
+    explicit PipelineCompareView(QWidget* parent = nullptr);
+
+    void setInput(std::vector<double> logits, std::vector<std::string> labels, SamplingParams params,
+                  std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids);
+    void setPipelines(const Pipeline& a, const Pipeline& b);
+    // Opens an example: its row, parameters and the two pipelines that disagree on it.
+    void showExample(const PipelineExample& example);
+
+    // The diff on show; none while the input is missing or refused.
+    const std::optional<PipelineDiff>& diff() const { return diff_; }
+    const SamplingParams& params() const { return params_; }
+
+    PipelineEditor* editorA() const { return editor_a_; }
+    PipelineEditor* editorB() const { return editor_b_; }
+    StageStrip* stripA() const { return strip_a_; }
+    StageStrip* stripB() const { return strip_b_; }
+    QTableWidget* table() const { return table_; }
+    QLabel* verdict() const { return verdict_; }
+    QLabel* keptSummary() const { return kept_; }
+    QCustomPlot* plot() const { return plot_; }
+
+signals:
+    // The user loaded a stack's own defaults: the parameters changed here.
+    void paramsChanged(const samplescope::SamplingParams& params);
+
+private:
+    void recompute();
+    void loadEngineDefaults(const QString& preset);
+    QString label_of(std::int32_t id) const;
+    QString id_list(const IdList& ids) const;
+
+    std::vector<double> logits_;
+    std::vector<std::string> labels_;
+    SamplingParams params_;
+    std::vector<std::int64_t> prompt_ids_;
+    std::vector<std::int64_t> output_ids_;
+    std::optional<PipelineDiff> diff_;
+
+    PipelineEditor* editor_a_ = nullptr;
+    PipelineEditor* editor_b_ = nullptr;
+    StageStrip* strip_a_ = nullptr;
+    StageStrip* strip_b_ = nullptr;
+    QLabel* kept_ = nullptr;
+    QLabel* verdict_ = nullptr;
+    QTableWidget* table_ = nullptr;
+    QCustomPlot* plot_ = nullptr;
+    QCPBarsGroup* group_ = nullptr;
+};
+
+}  // namespace samplescope

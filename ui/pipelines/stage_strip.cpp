@@ -1,0 +1,97 @@
+#include "ui/pipelines/stage_strip.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QVBoxLayout>
+
+namespace samplescope {
+
+namespace {
+
+QString text(std::string_view view) { return QString::fromUtf8(view.data(), static_cast<qsizetype>(view.size())); }
+
+}  // namespace
+
+StageStrip::StageStrip(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    heading_ = new QLabel(this);
+    heading_->setStyleSheet(QStringLiteral("font-weight: bold;"));
+    layout->addWidget(heading_);
+    boxes_ = new QHBoxLayout;
+    boxes_->setSpacing(4);
+    layout->addLayout(boxes_);
+}
+
+void StageStrip::clear(const QString& message) {
+    // Hidden at once: deletion waits for the event loop, which a screenshot
+    // taken before exec() never reaches.
+    for (auto* label : labels_) {
+        label->hide();
+        label->deleteLater();
+    }
+    labels_.clear();
+    while (auto* item = boxes_->takeAt(0)) {
+        if (item->widget()) {
+            item->widget()->hide();
+            item->widget()->deleteLater();
+        }
+        delete item;
+    }
+    heading_->setText(message);
+}
+
+void StageStrip::setTrace(const QString& heading, const PipelineTrace& trace) {
+    clear();
+    heading_->setText(heading);
+    const auto& stages = trace.trace.stages;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        const auto& stage = stages[i];
+        const auto& report = trace.reports[i];
+        QString body = QStringLiteral("<b>%1</b>").arg(text(stage_info(stage.stage).title).toHtmlEscaped());
+        if (report.rule) body += QStringLiteral("<br><small>%1</small>").arg(text(rule_info(*report.rule).title).toHtmlEscaped());
+        body += QStringLiteral("<br>%1 %2").arg(stage.kept_count()).arg(tr("kept"));
+        QStringList flags;
+        if (report.joint) flags << tr("joint");
+        if (report.tie_at_boundary) flags << tr("tie at the boundary");
+        if (report.near_boundary) flags << tr("near boundary");
+        if (!flags.isEmpty()) body += QStringLiteral("<br><small><i>%1</i></small>").arg(flags.join(QStringLiteral(", ")));
+        auto* label = new QLabel(body, this);
+        label->setTextFormat(Qt::RichText);
+        label->setAlignment(Qt::AlignCenter);
+        label->setWordWrap(true);  // a rule's long name wraps rather than widening the strip
+        label->setMinimumWidth(78);
+        QString tip = text(stage_info(stage.stage).summary);
+        if (report.rule) tip += QStringLiteral("\n") + text(rule_info(*report.rule).summary);
+        if (!report.note.empty()) tip += QStringLiteral("\n") + QString::fromStdString(report.note);
+        label->setToolTip(tip);
+        const bool flagged = report.tie_at_boundary || report.near_boundary;
+        label->setStyleSheet(QStringLiteral("QLabel { border: 1px solid %1; border-radius: 4px; padding: 3px; "
+                                            "background: %2; color: %3; }")
+                                 .arg(flagged ? QStringLiteral("#c77700") : QStringLiteral("#8a9bb0"),
+                                      stage.active ? QStringLiteral("#e8f0fb") : QStringLiteral("#f4f4f4"),
+                                      stage.active ? QStringLiteral("#111") : QStringLiteral("#999")));
+        if (!labels_.isEmpty()) {
+            auto* arrow = new QLabel(QStringLiteral("\u2192"), this);
+            arrow->setStyleSheet(QStringLiteral("color: #777;"));
+            boxes_->addWidget(arrow);
+        }
+        boxes_->addWidget(label);
+        labels_.append(label);
+    }
+    boxes_->addStretch(1);
+}
+
+QStringList StageStrip::boxTexts() const {
+    QStringList texts;
+    for (const auto* label : labels_) {
+        QString plain = label->text();
+        plain.replace(QStringLiteral("<br>"), QStringLiteral(" / "));
+        plain.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+        texts << plain;
+    }
+    return texts;
+}
+
+}  // namespace samplescope

@@ -1,0 +1,82 @@
+#include "ui/session/sampling_worker.h"
+
+#include <chrono>
+
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "engine/core/input_error.h"
+#include "ui/common/cpu_state.h"
+#include "ui/common/thread_clock.h"
+
+namespace samplescope::ui {
+
+SamplingOutcome run_sampling_job(SamplingJob job) {
+    SamplingOutcome outcome;
+    outcome.generation = job.generation;
+    try {
+        clear_upper_vector_state();
+        const auto start = std::chrono::steady_clock::now();
+        const double cpu_start = thread_cpu_ms();
+        auto view = std::make_shared<TraceView>();
+        view->generation = job.generation;
+        view->trace = std::make_shared<const SampleTrace>(job.request.step(*job.logits));
+        view->raw_logits = job.logits;
+        view->labels = job.labels;
+        view->top_n = job.top_n;
+        view->stages.reserve(kStageCount);
+        for (const auto& info : kStages) view->stages.push_back(make_stage_plot_data(*view->trace, info.stage, job.top_n));
+        view->stats = make_truncation_stats(*view->trace);
+        view->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        view->compute_cpu_ms = thread_cpu_ms() - cpu_start;
+        outcome.view = std::move(view);
+    } catch (const InputError& error) {
+        outcome.error_field = QString::fromStdString(error.field());
+        outcome.error_message = QString::fromStdString(error.what());
+    } catch (const std::exception& error) {
+        outcome.error_field = QStringLiteral("engine");
+        outcome.error_message = QString::fromStdString(error.what());
+    }
+    return outcome;
+}
+
+SamplingWorker::SamplingWorker(QObject* parent) : QObject(parent) {
+    pool_.setMaxThreadCount(1);
+    connect(&watcher_, &QFutureWatcher<SamplingOutcome>::finished, this, &SamplingWorker::on_finished);
+}
+
+SamplingWorker::~SamplingWorker() {
+    waiting_.reset();
+    watcher_.waitForFinished();
+}
+
+std::uint64_t SamplingWorker::submit(SamplingJob job) {
+    job.generation = ++latest_;
+    if (waiting_) ++dropped_;
+    waiting_ = std::move(job);
+    if (!running_) start_waiting();
+    return latest_;
+}
+
+void SamplingWorker::start_waiting() {
+    running_ = true;
+    SamplingJob job = std::move(*waiting_);
+    waiting_.reset();
+    watcher_.setFuture(QtConcurrent::run(&pool_, [job = std::move(job)]() mutable { return run_sampling_job(std::move(job)); }));
+}
+
+void SamplingWorker::on_finished() {
+    running_ = false;
+    const SamplingOutcome outcome = watcher_.result();
+    if (waiting_) start_waiting();
+    if (outcome.generation != latest_) {
+        ++dropped_;  // a newer request exists: this result is stale
+        return;
+    }
+    if (outcome.view) {
+        emit traceReady(outcome.view);
+    } else {
+        emit traceFailed(outcome.generation, outcome.error_field, outcome.error_message);
+    }
+}
+
+}  // namespace samplescope::ui

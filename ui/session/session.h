@@ -1,0 +1,87 @@
+// What the user is working on: the logits row (and the file matrix it came
+// from), labels (the row's own, or a loaded vocabulary's), parameters and the
+// engine Request that owns the seed's stream and the history. Every change is
+// validated first and refused whole, so bad input never replaces what was there.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QObject>
+#include <QString>
+
+#include "engine/io/logits_loader.h"
+#include "engine/pipelines/request.h"
+#include "engine/io/vocabulary.h"
+#include "ui/common/token_labels.h"
+
+namespace samplescope::ui {
+
+struct Example;
+
+class Session : public QObject {
+    Q_OBJECT
+public:
+    explicit Session(QObject* parent = nullptr);
+
+    // Each throws InputError and changes nothing when the input is not valid.
+    void set_logits(std::vector<double> logits, std::vector<std::string> labels, const QString& source);
+    // Shows row 0; ids the file carries (prompt_ids, output_ids) become the history.
+    void set_matrix(LogitsMatrix matrix, const QString& source);
+    void set_matrix_row(std::size_t row);
+    void set_logit(std::size_t id, double value);
+    void set_label(std::size_t id, const std::string& label);
+    void insert_tokens(std::size_t at, std::size_t count, double value);
+    void remove_tokens(std::vector<std::size_t> ids);  // all or none
+    void set_params(const SamplingParams& params);  // a new seed starts a new request
+    void set_history(std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids);
+    void load_example(const Example& example);
+
+    // A vocabulary labels every row until it is cleared (it overrides the
+    // row's own labels where it names the id, as --vocab does in the CLI).
+    void set_vocabulary(std::shared_ptr<const Vocabulary> vocabulary);
+    void clear_vocabulary();
+    const std::shared_ptr<const Vocabulary>& vocabulary() const { return vocabulary_; }
+    // The loader's warnings for the vocabulary against the current V (another size).
+    const std::vector<std::string>& label_warnings() const { return label_warnings_; }
+
+    // Discards n uniforms of the stream (a decode worker after a prefill worker's draws).
+    void skip_draws(std::uint64_t n);
+    // Samples the next token for real: appends it and advances the stream.
+    SampleTrace step();
+    // Back to the seed's first draw and the history the request started with.
+    void reset_request();
+
+    const std::shared_ptr<const std::vector<double>>& logits() const { return logits_; }
+    const std::shared_ptr<const TokenLabels>& labels() const { return labels_; }
+    std::size_t vocab_size() const { return logits_->size(); }
+    std::size_t matrix_rows() const { return matrix_ ? matrix_->rows : 1; }
+    std::size_t matrix_row() const { return matrix_row_; }
+    const QString& source() const { return source_; }
+    const Request& request() const { return request_; }
+    const SamplingParams& params() const { return request_.params(); }
+
+signals:
+    void logitsChanged();
+    void paramsChanged();
+    void historyChanged();
+    void labelsChanged();  // a vocabulary was set or cleared (logitsChanged covers the rest)
+
+private:
+    void replace_logits(std::vector<double> logits, std::vector<std::string> labels);
+    void relabel(std::vector<std::string> row_labels);
+    void keep_history_in_range();
+
+    std::shared_ptr<const std::vector<double>> logits_;
+    std::shared_ptr<const TokenLabels> labels_;
+    std::shared_ptr<const Vocabulary> vocabulary_;
+    std::vector<std::string> label_warnings_;
+    std::shared_ptr<const LogitsMatrix> matrix_;
+    std::size_t matrix_row_ = 0;
+    QString source_;
+    Request request_;
+};
+
+}  // namespace samplescope::ui

@@ -1,0 +1,104 @@
+#include "ui/stages/pipeline_view.h"
+
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+namespace samplescope::ui {
+
+namespace {
+
+// Right-click on any plot offers its export.
+void add_export_menu(PipelineView* view, QCustomPlot* plot) {
+    plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    QObject::connect(plot, &QWidget::customContextMenuRequested, view, [view, plot](const QPoint& at) {
+        QMenu menu;
+        menu.addAction(QStringLiteral("Export this plot (PNG or PDF)..."), view,
+                       [view, plot] { emit view->exportPlotRequested(plot); });
+        menu.exec(plot->mapToGlobal(at));
+    });
+}
+
+}  // namespace
+
+PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("pipeline_view"));
+    top_n_ = new QSpinBox(this);
+    top_n_->setObjectName(QStringLiteral("top_n"));
+    top_n_->setRange(2, 2000);
+    top_n_->setValue(30);
+    top_n_->setToolTip(QStringLiteral("Bars per plot: the first N tokens by rank; the rest are summed into one bar"));
+    log_scale_ = new QCheckBox(QStringLiteral("Log scale"), this);
+    log_scale_->setObjectName(QStringLiteral("log_scale"));
+    log_scale_->setToolTip(QStringLiteral("Probability axis on a log scale, to see the tail"));
+    auto* hint = new QLabel(QStringLiteral("Kept bars (blue) show q after the stage; dropped bars (grey, hatched) the q they had before it; "
+                                           "the chosen token is vermillion with a black outline. Click a bar to select a token; "
+                                           "right-click a plot to export it."),
+                            this);
+    hint->setStyleSheet(QStringLiteral("color: #555555;"));
+    hint->setWordWrap(true);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(QStringLiteral("Show top N:"), this));
+    controls->addWidget(top_n_);
+    controls->addWidget(log_scale_);
+    controls->addSpacing(16);
+    controls->addWidget(hint, 1);
+
+    auto* grid_host = new QWidget(this);
+    auto* grid = new QGridLayout(grid_host);
+    grid->setSpacing(6);
+    grid->setContentsMargins(0, 0, 0, 0);
+    constexpr int kColumns = 4;
+    int cell = 0;
+    for (const auto& info : kStages) {
+        if (info.stage == Stage::Draw) continue;
+        auto* plot = new StagePlot(info.stage, grid_host);
+        plots_.push_back(plot);
+        grid->addWidget(plot, cell / kColumns, cell % kColumns);
+        connect(plot, &StagePlot::tokenClicked, this, &PipelineView::tokenClicked);
+        add_export_menu(this, plot);
+        ++cell;
+    }
+    draw_ = new DrawPlot(grid_host);
+    // The draw closes the last row, so the whole pipeline fits one screen.
+    const int last_row_used = cell % kColumns;
+    grid->addWidget(draw_, cell / kColumns, last_row_used, 1, kColumns - last_row_used);
+    connect(draw_, &DrawPlot::tokenClicked, this, &PipelineView::tokenClicked);
+    add_export_menu(this, draw_);
+    for (int c = 0; c < kColumns; ++c) grid->setColumnStretch(c, 1);
+
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(grid_host);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(controls);
+    layout->addWidget(scroll, 1);
+
+    connect(top_n_, qOverload<int>(&QSpinBox::valueChanged), this, &PipelineView::topNChanged);
+    connect(log_scale_, &QCheckBox::toggled, this, &PipelineView::logScaleChanged);
+}
+
+void PipelineView::show_view(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id) {
+    for (auto* plot : plots_) plot->show_view(view, selected_id, log_scale());
+    draw_->show_view(view, selected_id);
+}
+
+StagePlot* PipelineView::plot(Stage stage) const {
+    for (auto* plot : plots_) {
+        if (plot->stage() == stage) return plot;
+    }
+    return nullptr;
+}
+
+std::vector<QCustomPlot*> PipelineView::all_plots() const {
+    std::vector<QCustomPlot*> plots(plots_.begin(), plots_.end());
+    plots.push_back(draw_);
+    return plots;
+}
+
+}  // namespace samplescope::ui

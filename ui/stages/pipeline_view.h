@@ -1,0 +1,46 @@
+// Every stage of the pipeline in order, one plot each (generated from
+// kStages), then the draw; with the top-N and log-scale controls.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <QCheckBox>
+#include <QSpinBox>
+#include <QWidget>
+
+#include "ui/stages/draw_plot.h"
+#include "ui/stages/stage_plot.h"
+
+namespace samplescope::ui {
+
+class PipelineView : public QWidget {
+    Q_OBJECT
+public:
+    explicit PipelineView(QWidget* parent = nullptr);
+
+    void show_view(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id);
+    StagePlot* plot(Stage stage) const;
+    DrawPlot* draw_plot() const { return draw_; }
+    std::vector<QCustomPlot*> all_plots() const;
+
+    QSpinBox* top_n_box() const { return top_n_; }
+    QCheckBox* log_scale_box() const { return log_scale_; }
+    std::size_t top_n() const { return static_cast<std::size_t>(top_n_->value()); }
+    bool log_scale() const { return log_scale_->isChecked(); }
+
+signals:
+    void topNChanged(int n);
+    void logScaleChanged(bool on);
+    void tokenClicked(std::int32_t id);
+    void exportPlotRequested(QCustomPlot* plot);
+
+private:
+    std::vector<StagePlot*> plots_;
+    DrawPlot* draw_;
+    QSpinBox* top_n_;
+    QCheckBox* log_scale_;
+};
+
+}  // namespace samplescope::ui

@@ -1,0 +1,526 @@
+#include "ui/stages/stage_plot.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QLocale>
+
+#include "engine/core/input_error.h"
+#include "ui/common/palette.h"
+
+namespace samplescope::ui {
+
+namespace {
+
+QString count_text(std::size_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
+QString num(double value, int digits = 4) { return QString::number(value, 'g', digits); }
+QString exact(double value) { return QString::fromStdString(format_number(value)); }
+
+// Labels on the x axis only while they stay readable; beyond that, ranks.
+constexpr std::size_t kMaxLabelledBars = 16;
+
+// Large counts in a few characters, for tick labels: 128,156 -> 128.2k.
+QString compact_count(std::size_t n) {
+    if (n < 10000) return count_text(n);
+    if (n < 1000000) return QString::number(static_cast<double>(n) / 1000.0, 'f', 1) + QLatin1Char('k');
+    return QString::number(static_cast<double>(n) / 1e6, 'f', 2) + QLatin1Char('M');
+}
+
+}  // namespace
+
+// Breaks text into lines of at most `width` characters at spaces.
+QString wrap_words(const QString& text, int width) {
+    QStringList lines;
+    QString line;
+    for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (!line.isEmpty() && line.size() + 1 + word.size() > width) {
+            lines << line;
+            line.clear();
+        }
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+    }
+    if (!line.isEmpty()) lines << line;
+    return lines.join(QLatin1Char('\n'));
+}
+
+namespace {
+
+}  // namespace
+
+QString inactive_reason(const SampleTrace& trace, Stage stage) {
+    const SamplingParams& p = trace.params;
+    if (trace.greedy && stage >= Stage::Temperature && stage <= Stage::Softmax) {
+        return QStringLiteral("Skipped: greedy (T = 0) takes the argmax.\nNo draw; temperature, truncation and "
+                              "softmax do not run.");
+    }
+    switch (stage) {
+        case Stage::RepetitionPenalty:
+            return QStringLiteral("Off: repetition_penalty = %1 (off at 1).\nThe distribution passes through unchanged.")
+                .arg(exact(p.repetition_penalty));
+        case Stage::PresenceFrequency:
+            return QStringLiteral("Off: presence_penalty = %1, frequency_penalty = %2 (off at 0).\n"
+                                  "The distribution passes through unchanged.")
+                .arg(exact(p.presence_penalty), exact(p.frequency_penalty));
+        case Stage::Greedy:
+            return QStringLiteral("Off: temperature = %1 > 0, so a token is drawn.\nGreedy (argmax, no draw) only at T = 0.")
+                .arg(exact(p.temperature));
+        case Stage::Temperature:
+            return QStringLiteral("Off: temperature = 1 (off at 1).\nThe distribution passes through unchanged.");
+        case Stage::TopK:
+            return QStringLiteral("Off: top_k = %1 (off at 0 or k >= V = %2).\nEvery candidate passes.")
+                .arg(p.top_k)
+                .arg(count_text(trace.vocab_size));
+        case Stage::TopP:
+            return QStringLiteral("Off: top_p = %1 (off at >= 1).\nEvery candidate passes.").arg(exact(p.top_p));
+        case Stage::MinP:
+            return QStringLiteral("Off: min_p = %1 (off at 0).\nEvery candidate passes.").arg(exact(p.min_p));
+        default: return QStringLiteral("Off.");
+    }
+}
+
+StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_(stage) {
+    const auto& info = stage_info(stage);
+    setObjectName(QStringLiteral("stage_plot_%1").arg(QString::fromUtf8(info.name.data(), static_cast<int>(info.name.size()))));
+    setMinimumSize(250, 250);
+    setNoAntialiasingOnDrag(true);
+    setAntialiasedElements(QCP::aeNone);
+    setAntialiasedElement(QCP::aeItems, true);
+    setAntialiasedElement(QCP::aePlottables, true);
+
+    QFont title_font = font();
+    title_font.setPointSizeF(10);
+    title_font.setBold(true);
+    QFont subtitle_font = font();
+    subtitle_font.setPointSizeF(8.5);
+    plotLayout()->insertRow(0);
+    plotLayout()->insertRow(1);
+    plotLayout()->insertRow(2);
+    title_ = new QCPTextElement(this, QString(), title_font);
+    subtitle_ = new QCPTextElement(this, wrap_words(QString::fromUtf8(info.summary.data(), static_cast<int>(info.summary.size())), 52),
+                                   subtitle_font);
+    subtitle_->setTextColor(QColor(0x44, 0x44, 0x44));
+    info_ = new QCPTextElement(this, QString(), subtitle_font);
+    info_->setTextColor(palette::kOrange.darker(170));
+    plotLayout()->addElement(0, 0, title_);
+    plotLayout()->addElement(1, 0, subtitle_);
+    plotLayout()->addElement(2, 0, info_);
+
+    // The legend goes under the plot, in one row, so it never hides a bar.
+    legend->setVisible(true);
+    QFont legend_font = font();
+    legend_font.setPointSizeF(8);
+    legend->setFont(legend_font);
+    legend->setIconSize(18, 10);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setRowSpacing(0);
+    legend->setColumnSpacing(8);
+    axisRect()->insetLayout()->take(legend);
+    // A layout column is capped by the largest size of its elements, and a
+    // legend's is the width of its items: alone in the plot's column it would
+    // shrink the whole plot to that width. Spacers either side keep it centred.
+    auto* legend_row = new QCPLayoutGrid;
+    plotLayout()->addElement(4, 0, legend_row);
+    legend_row->addElement(0, 0, new QCPLayoutElement(this));
+    legend_row->addElement(0, 1, legend);
+    legend_row->addElement(0, 2, new QCPLayoutElement(this));
+    legend_row->setColumnSpacing(0);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(3);
+    for (int row : {0, 1, 2, 4}) plotLayout()->setRowStretchFactor(row, 0.001);
+    plotLayout()->setRowSpacing(2);
+
+    QFont tick_font = font();
+    tick_font.setPointSizeF(8);
+    for (QCPAxis* axis : {xAxis, yAxis, yAxis2}) {
+        axis->setTickLabelFont(tick_font);
+        QFont label_font = font();
+        label_font.setPointSizeF(8.5);
+        axis->setLabelFont(label_font);
+    }
+    yAxis->setLabel(QStringLiteral("probability"));
+    connect(this, &QCustomPlot::plottableClick, this, &StagePlot::on_plottable_click);
+}
+
+QCPBars* StagePlot::add_bars(const QString& name, const QString& legend_text, const QBrush& brush, const QPen& pen) {
+    auto* bars = new QCPBars(xAxis, yAxis);
+    bars->setObjectName(name);
+    bars->setName(legend_text);
+    bars->setBrush(brush);
+    bars->setPen(pen);
+    bars->setWidth(0.78);
+    return bars;
+}
+
+QCPBars* StagePlot::bars(const QString& name) {
+    for (int i = 0; i < plottableCount(); ++i) {
+        if (auto* b = qobject_cast<QCPBars*>(plottable(i)); b && b->objectName() == name) return b;
+    }
+    return nullptr;
+}
+
+QCPGraph* StagePlot::graph_named(const QString& name) {
+    for (int i = 0; i < graphCount(); ++i) {
+        if (graph(i)->objectName() == name) return graph(i);
+    }
+    return nullptr;
+}
+
+QCPAbstractItem* StagePlot::item(const QString& name) {
+    for (int i = 0; i < itemCount(); ++i) {
+        if (QCustomPlot::item(i)->objectName() == name) return QCustomPlot::item(i);
+    }
+    return nullptr;
+}
+
+QString StagePlot::title_text() const { return title_->text(); }
+QString StagePlot::note_text() const { return info_->text(); }
+
+void StagePlot::add_note(const QString& text) {
+    const QString wrapped = wrap_words(text, 46);
+    info_->setText(info_->text().isEmpty() ? wrapped : info_->text() + QLatin1Char('\n') + wrapped);
+}
+
+void StagePlot::draw_inactive(const TraceView& view) {
+    for (QCPAxis* axis : {xAxis, yAxis, yAxis2}) axis->setVisible(false);
+    auto* text = new QCPItemText(this);
+    text->setObjectName(QStringLiteral("inactive"));
+    text->position->setType(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(0.5, 0.5);
+    text->setPositionAlignment(Qt::AlignCenter);
+    text->setTextAlignment(Qt::AlignCenter);
+    QFont big = font();
+    big.setPointSizeF(9);
+    text->setFont(big);
+    text->setColor(QColor(0x55, 0x55, 0x55));
+    QStringList lines;
+    for (const QString& line : inactive_reason(*view.trace, stage_).split(QLatin1Char('\n'))) lines << wrap_words(line, 34);
+    text->setText(lines.join(QLatin1Char('\n')));
+    text->setClipToAxisRect(false);
+    legend->setVisible(false);
+    axisRect()->setBackground(QBrush(QColor(0xF4, 0xF4, 0xF4)));
+}
+
+void StagePlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std::int32_t selected_id, bool log_scale) {
+    if (view_ptr) {
+        const SampleTrace& trace = *view_ptr->trace;
+        const StageTrace& stage = trace.stage(stage_);
+        Drawn next{view_ptr->plot(stage_), trace.token, selected_id, log_scale, view_ptr->labels.get(),
+                   stage.active ? QString() : inactive_reason(trace, stage_), {}};
+        for (const auto& value : {stage.kth_logit, stage.crossing_mass, stage.prob_floor, stage.max_prob}) {
+            next.thresholds.push_back(value.value_or(-1.0));
+        }
+        next.thresholds.push_back(stage.crossing_rank ? static_cast<double>(*stage.crossing_rank) : -1.0);
+        if (stage.active && stage_ == Stage::TopP) {
+            next.thresholds.push_back(trace.params.top_p);
+            next.thresholds.insert(next.thresholds.end(), stage.walk_mass->begin(),
+                                   stage.walk_mass->begin() + static_cast<std::ptrdiff_t>(std::min(stage.walk_mass->size(), next.data.top.size())));
+        }
+        if (stage.active && stage_ == Stage::TopK) next.thresholds.push_back(static_cast<double>(trace.params.top_k));
+        if (stage.active && stage_ == Stage::MinP) next.thresholds.push_back(trace.params.min_p);
+        if (drawn_ && *drawn_ == next) return;
+        drawn_ = std::move(next);
+    } else {
+        drawn_.reset();
+    }
+    clearPlottables();
+    clearItems();
+    info_->setText(QString());
+    legend->setVisible(true);
+    ids_by_key_.clear();
+    axisRect()->setBackground(Qt::NoBrush);
+    const auto& info = stage_info(stage_);
+    const QString number = QString::number(static_cast<int>(stage_) + 1);
+    const QString title = QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size()));
+    if (!view_ptr) {
+        title_->setText(number + QStringLiteral(". ") + title);
+        replot();
+        return;
+    }
+    const TraceView& view = *view_ptr;
+    const SampleTrace& trace = *view.trace;
+    const StagePlotData& stage_data = view.plot(stage_);
+    const StageTrace& now = trace.stage(stage_);
+
+    if (!stage_data.active) {
+        title_->setText(number + QStringLiteral(". ") + title + QStringLiteral(": off"));
+        draw_inactive(view);
+        replot();
+        return;
+    }
+    for (QCPAxis* axis : {xAxis, yAxis}) axis->setVisible(true);
+    yAxis2->setVisible(false);
+    title_->setText(number + QStringLiteral(". ") + title);
+    add_note(QStringLiteral("kept %1 of %2").arg(count_text(now.kept_count()), count_text(stage_data.candidates)));
+
+    // Bars by role; each QCPBars has one look, so a role is one series.
+    const bool changes_logits = stage_ == Stage::RepetitionPenalty || stage_ == Stage::PresenceFrequency ||
+                                stage_ == Stage::Temperature;
+    QVector<double> kept_keys, kept_values, dropped_keys, dropped_values, before_keys, before_values;
+    QVector<double> chosen_keys, chosen_values;
+    double top_value = 0.0;
+    double min_positive = 1.0;
+    const auto note_value = [&](double v) {
+        top_value = std::max(top_value, v);
+        if (v > 0.0) min_positive = std::min(min_positive, v);
+    };
+    ids_by_key_.push_back(-1);
+    for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
+        const RankedToken& token = stage_data.top[i];
+        const double key = static_cast<double>(i + 1);
+        ids_by_key_.push_back(token.id);
+        if (!token.kept) {
+            dropped_keys << key;
+            dropped_values << token.prob_before;
+            note_value(token.prob_before);
+        } else if (token.id == trace.token) {
+            chosen_keys << key;
+            chosen_values << token.prob_after;
+            note_value(token.prob_after);
+        } else {
+            kept_keys << key;
+            kept_values << token.prob_after;
+            note_value(token.prob_after);
+        }
+        if (changes_logits && token.prob_before != token.prob_after) {
+            before_keys << key;
+            before_values << token.prob_before;
+            note_value(token.prob_before);
+        }
+    }
+    add_bars(QStringLiteral("kept"), QStringLiteral("kept"),
+             palette::kept_brush(), palette::kept_pen())
+        ->setData(kept_keys, kept_values, true);
+    if (!chosen_keys.isEmpty()) {
+        add_bars(QStringLiteral("chosen"), QStringLiteral("chosen"), palette::chosen_brush(), palette::chosen_pen())
+            ->setData(chosen_keys, chosen_values, true);
+    }
+    if (!dropped_keys.isEmpty()) {
+        add_bars(QStringLiteral("dropped"), QStringLiteral("dropped"), palette::dropped_brush(),
+                 palette::dropped_pen())
+            ->setData(dropped_keys, dropped_values, true);
+    }
+    if (!before_keys.isEmpty()) {
+        add_bars(QStringLiteral("before"), QStringLiteral("q before"), Qt::NoBrush,
+                 QPen(palette::kBlack, 1.2, Qt::DotLine))
+            ->setData(before_keys, before_values, true);
+    }
+
+    // Everything beyond the top N, never cut silently: one bar per kind.
+    const double n = static_cast<double>(stage_data.top.size());
+    // The summed bars stand apart from the ranked ones, so they never read as rank n + 1.
+    double next_key = n + 1.5;
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    if (stage_data.rest_kept_count > 0) {
+        add_bars(QStringLiteral("rest_kept"), QStringLiteral("rest, kept"),
+                 palette::rest_brush(), palette::rest_pen())
+            ->setData({next_key}, {stage_data.rest_kept_mass}, true);
+        note_value(stage_data.rest_kept_mass);
+        ticker->addTick(next_key, QStringLiteral("+%1").arg(compact_count(stage_data.rest_kept_count)));
+        next_key += 1.5;
+    }
+    if (stage_data.rest_dropped_count > 0) {
+        add_bars(QStringLiteral("rest_dropped"),
+                 QStringLiteral("rest, dropped"),
+                 QBrush(palette::kGrey, Qt::Dense5Pattern), palette::dropped_pen())
+            ->setData({next_key}, {stage_data.rest_dropped_mass}, true);
+        note_value(stage_data.rest_dropped_mass);
+        ticker->addTick(next_key, QStringLiteral("\n+%1").arg(compact_count(stage_data.rest_dropped_count)));
+        next_key += 1.5;
+    }
+    for (int i = 0; i < plottableCount(); ++i) {
+        if (auto* b = qobject_cast<QCPBars*>(plottable(i)); b && b->data()->isEmpty()) b->removeFromLegend();
+    }
+    if (stage_data.rest_kept_count > 0 || stage_data.rest_dropped_count > 0) {
+        QStringList rest;
+        if (stage_data.rest_kept_count > 0) {
+            rest << QStringLiteral("%1 kept (q %2)").arg(count_text(stage_data.rest_kept_count), num(stage_data.rest_kept_mass, 3));
+        }
+        if (stage_data.rest_dropped_count > 0) rest << QStringLiteral("%1 dropped").arg(count_text(stage_data.rest_dropped_count));
+        add_note(QStringLiteral("summed beyond the top %1: %2").arg(stage_data.top.size()).arg(rest.join(QStringLiteral(", "))));
+    }
+
+    // x axis: token labels while they fit, else ranks.
+    if (stage_data.top.size() <= kMaxLabelledBars) {
+        for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
+            ticker->addTick(static_cast<double>(i + 1), QString::fromStdString(view.labels->label(stage_data.top[i].id)));
+        }
+        xAxis->setTickLabelRotation(stage_data.top.size() > 8 ? -45 : 0);
+    } else {
+        const std::size_t step = stage_data.top.size() <= 60 ? 10 : (stage_data.top.size() <= 200 ? 25 : 100);
+        ticker->addTick(1, QStringLiteral("1"));
+        for (std::size_t r = step; r + step / 3 <= stage_data.top.size(); r += step) {
+            ticker->addTick(static_cast<double>(r), QString::number(r));
+        }
+        xAxis->setTickLabelRotation(0);
+    }
+    xAxis->setTicker(ticker);
+    xAxis->setLabel(stage_data.top.size() <= kMaxLabelledBars ? QStringLiteral("tokens in rank order (logit desc, id asc)")
+                                                        : QStringLiteral("rank (logit desc, id asc)"));
+    xAxis->setRange(0.4, next_key - 0.9);
+
+    if (log_scale) {
+        yAxis->setScaleType(QCPAxis::stLogarithmic);
+        yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        yAxis->setNumberFormat(QStringLiteral("eb"));
+        yAxis->setNumberPrecision(0);
+        yAxis->setRange(std::max(min_positive * 0.4, 1e-300), std::max(top_value, min_positive) * 3.0);
+        yAxis->setLabel(QStringLiteral("probability (log)"));
+    } else {
+        yAxis->setScaleType(QCPAxis::stLinear);
+        yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        yAxis->setNumberFormat(QStringLiteral("g"));
+        yAxis->setNumberPrecision(3);
+        yAxis->setRange(0.0, std::max(top_value, 1e-12) * 1.22);
+        yAxis->setLabel(QStringLiteral("probability"));
+    }
+
+    // The chosen token and the selected one get a text cue as well as a colour.
+    QFont small = font();
+    small.setPointSizeF(7.5);
+    for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
+        const RankedToken& token = stage_data.top[i];
+        const double height = token.kept ? token.prob_after : token.prob_before;
+        if (token.id == selected_id) {
+            auto* outline = add_bars(QStringLiteral("selected"), QStringLiteral("selected"), Qt::NoBrush, palette::selected_pen());
+            outline->setData({static_cast<double>(i + 1)}, {height}, true);
+            outline->setWidth(0.95);
+            auto* text = new QCPItemText(this);
+            text->setObjectName(QStringLiteral("selected_label"));
+            text->position->setCoords(static_cast<double>(i + 1), height);
+            text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            text->setText(QStringLiteral("selected"));
+            text->setColor(palette::kReddishPurple.darker(140));
+            text->setFont(small);
+        }
+        if (token.id == trace.token && token.kept) {
+            auto* text = new QCPItemText(this);
+            text->setObjectName(QStringLiteral("chosen_label"));
+            text->position->setCoords(static_cast<double>(i + 1), height);
+            text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            text->setText(token.id == selected_id ? QStringLiteral("chosen, selected\n") : QStringLiteral("chosen"));
+            text->setFont(small);
+        }
+    }
+    if (selected_id >= 0 && std::none_of(stage_data.top.begin(), stage_data.top.end(),
+                                         [selected_id](const RankedToken& t) { return t.id == selected_id; })) {
+        const QString label = QString::fromStdString(view.labels->label(selected_id));
+        if (stage_data.selected_rank > 0) {
+            add_note(QStringLiteral("selected %1: rank %2 of %3 (in the summed bar)")
+                         .arg(label, count_text(stage_data.selected_rank), count_text(stage_data.candidates)));
+        } else {
+            add_note(QStringLiteral("selected %1 is not a candidate here (dropped earlier)").arg(label));
+        }
+    }
+
+    draw_threshold(view, stage_data);
+    replot();
+}
+
+void StagePlot::draw_threshold(const TraceView& view, const StagePlotData& stage_data) {
+    const StageTrace& now = view.trace->stage(stage_);
+    const double shown = static_cast<double>(stage_data.top.size());
+    QFont label_font = font();
+    label_font.setPointSizeF(8);
+    const auto horizontal_line = [&](double y, QCPAxis* value_axis, const QString& text) {
+        auto* line = new QCPItemStraightLine(this);
+        line->setObjectName(QStringLiteral("threshold"));
+        line->setPen(palette::threshold_pen());
+        line->point1->setAxes(xAxis, value_axis);
+        line->point2->setAxes(xAxis, value_axis);
+        line->point1->setCoords(0.0, y);
+        line->point2->setCoords(1.0, y);
+        auto* label = new QCPItemText(this);
+        label->setObjectName(QStringLiteral("threshold_label"));
+        label->position->setAxes(xAxis, value_axis);
+        label->position->setType(QCPItemPosition::ptPlotCoords);
+        label->position->setCoords(xAxis->range().upper - 0.1, y);
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        label->setText(text);
+        label->setFont(label_font);
+        label->setColor(palette::kOrange.darker(160));
+        label->setBrush(QBrush(QColor(255, 255, 255, 200)));
+        return line;
+    };
+
+    if (stage_ == Stage::TopK && now.kth_logit) {
+        const std::int64_t k = view.trace->params.top_k;
+        yAxis2->setVisible(true);
+        yAxis2->setLabel(QStringLiteral("logit (diamonds)"));
+        yAxis2->setScaleType(QCPAxis::stLinear);
+        double low = *now.kth_logit;
+        double high = *now.kth_logit;
+        QVector<double> keys, logits;
+        for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
+            keys << static_cast<double>(i + 1);
+            logits << stage_data.top[i].logit;
+            low = std::min(low, stage_data.top[i].logit);
+            high = std::max(high, stage_data.top[i].logit);
+        }
+        const double pad = std::max((high - low) * 0.1, 0.5);
+        yAxis2->setRange(low - pad, high + pad * 2.0);
+        auto* dots = addGraph(xAxis, yAxis2);
+        dots->setObjectName(QStringLiteral("logits"));
+        dots->setName(QStringLiteral("logit"));
+        dots->setLineStyle(QCPGraph::lsNone);
+        dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, palette::kBlack, palette::kBlack, 5));
+        dots->setData(keys, logits, true);
+        horizontal_line(*now.kth_logit, yAxis2, QStringLiteral("k-th logit %1").arg(num(*now.kth_logit, 5)));
+        add_note(QStringLiteral("k = %1: k-th logit = %2").arg(k).arg(num(*now.kth_logit, 8)));
+        if (static_cast<double>(k) < shown) {
+            auto* cut = new QCPItemStraightLine(this);
+            cut->setObjectName(QStringLiteral("cut"));
+            cut->setPen(QPen(palette::kOrange.darker(115), 1.5, Qt::DotLine));
+            cut->point1->setCoords(static_cast<double>(k) + 0.5, 0.0);
+            cut->point2->setCoords(static_cast<double>(k) + 0.5, 1.0);
+        } else {
+            add_note(QStringLiteral("the cut after rank %1 is beyond the %2 shown").arg(k).arg(stage_data.top.size()));
+        }
+    } else if (stage_ == Stage::TopP && now.crossing_rank) {
+        const double p = view.trace->params.top_p;
+        yAxis2->setVisible(true);
+        yAxis2->setScaleType(QCPAxis::stLinear);
+        yAxis2->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        yAxis2->setLabel(QStringLiteral("cumulative q (ranked)"));
+        yAxis2->setRange(0.0, 1.08);
+        QVector<double> keys, mass;
+        const std::size_t points = std::min(now.walk_mass->size(), stage_data.top.size());
+        for (std::size_t i = 0; i < points; ++i) {
+            keys << static_cast<double>(i + 1);
+            mass << (*now.walk_mass)[i];
+        }
+        auto* curve = addGraph(xAxis, yAxis2);
+        curve->setObjectName(QStringLiteral("cumulative"));
+        curve->setName(QStringLiteral("cumulative q"));
+        curve->setPen(palette::cumulative_pen());
+        curve->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, palette::kBluishGreen, Qt::white, 5));
+        curve->setData(keys, mass, true);
+        horizontal_line(p, yAxis2, QStringLiteral("p = %1").arg(num(p, 6)));
+        const std::size_t rank = *now.crossing_rank;
+        const QString label = QString::fromStdString(view.labels->label(*now.crossing_id));
+        if (rank <= stage_data.top.size()) {
+            auto* crossing = addGraph(xAxis, yAxis2);
+            crossing->setObjectName(QStringLiteral("crossing"));
+            crossing->setName(QStringLiteral("crossing token"));
+            crossing->setLineStyle(QCPGraph::lsNone);
+            crossing->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(palette::kBlack, 2), Qt::NoBrush, 13));
+            crossing->setData({static_cast<double>(rank)}, {*now.crossing_mass}, true);
+        }
+        add_note(QStringLiteral("crosses p at rank %1: %2, cumulative %3 >= %4")
+                     .arg(count_text(rank), label, num(*now.crossing_mass, 6), num(p, 6)) +
+                 (rank > stage_data.top.size() ? QStringLiteral(" (beyond the %1 shown)").arg(stage_data.top.size()) : QString()));
+    } else if (stage_ == Stage::MinP && now.prob_floor) {
+        horizontal_line(*now.prob_floor, yAxis, QStringLiteral("floor %1").arg(num(*now.prob_floor, 4)));
+        add_note(QStringLiteral("floor = min_p x max q = %1 x %2 = %3")
+                     .arg(num(view.trace->params.min_p, 6), num(*now.max_prob, 6), num(*now.prob_floor, 6)));
+        if (*now.prob_floor > yAxis->range().upper) yAxis->setRangeUpper(*now.prob_floor * 1.2);
+    }
+}
+
+void StagePlot::on_plottable_click(QCPAbstractPlottable* plottable, int index, QMouseEvent*) {
+    auto* bars = qobject_cast<QCPBars*>(plottable);
+    if (!bars || index < 0 || index >= bars->data()->size()) return;
+    const auto key = static_cast<std::size_t>(std::lround((bars->data()->begin() + index)->key));
+    if (key < ids_by_key_.size() && ids_by_key_[key] >= 0) emit tokenClicked(ids_by_key_[key]);
+}
+
+}  // namespace samplescope::ui

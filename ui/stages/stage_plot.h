@@ -1,0 +1,72 @@
+// One stage of the pipeline as a bar chart: the top N candidates of the stage
+// in rank order, kept ones at their probability after the stage, dropped ones
+// greyed and hatched at the probability they had coming in, one aggregate bar
+// per kind for everything beyond N, and the stage's own threshold drawn
+// (k-th logit, cumulative curve with p and the crossing token, min-p floor).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <qcustomplot.h>
+
+#include "engine/core/stage.h"
+#include "ui/common/trace_view.h"
+
+namespace samplescope::ui {
+
+class StagePlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    explicit StagePlot(Stage stage, QWidget* parent = nullptr);
+
+    Stage stage() const { return stage_; }
+    void show_view(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id, bool log_scale);
+
+    // What is drawn, for tests and exports: null when not drawn.
+    QCPBars* bars(const QString& name);
+    QCPAbstractItem* item(const QString& name);
+    QCPGraph* graph_named(const QString& name);
+    QString title_text() const;
+    QString note_text() const;
+
+signals:
+    void tokenClicked(std::int32_t id);
+
+private:
+    void draw_inactive(const TraceView& view);
+    void draw_threshold(const TraceView& view, const StagePlotData& stage_data);
+    void add_note(const QString& text);
+    QCPBars* add_bars(const QString& name, const QString& legend, const QBrush& brush, const QPen& pen);
+    void on_plottable_click(QCPAbstractPlottable* plottable, int index, QMouseEvent* event);
+
+    // Everything a drawing depends on; an unchanged plot is not redrawn (a
+    // top-p change leaves the five plots before it as they were).
+    struct Drawn {
+        StagePlotData data;
+        std::int32_t token = -1;
+        std::int32_t selected = -1;
+        bool log_scale = false;
+        const void* labels = nullptr;
+        QString inactive_reason;
+        std::vector<double> thresholds;
+        bool operator==(const Drawn&) const = default;
+    };
+    std::optional<Drawn> drawn_;
+
+    Stage stage_;
+    QCPTextElement* title_ = nullptr;
+    QCPTextElement* subtitle_ = nullptr;
+    QCPTextElement* info_ = nullptr;  // counts and threshold values, in words
+    std::vector<std::int32_t> ids_by_key_;  // bar key (1-based rank) -> id, for clicks
+};
+
+// Breaks text into lines of at most `width` characters at spaces.
+QString wrap_words(const QString& text, int width);
+
+// Why a stage did nothing, in words ("Off: top_k = 0 ...").
+QString inactive_reason(const SampleTrace& trace, Stage stage);
+
+}  // namespace samplescope::ui

@@ -1,0 +1,181 @@
+// The desktop window: parameters, history and statistics docked on the left;
+// the answer line, an error banner and the views (pipeline plots, token table,
+// logits input, two pipelines side by side, empirical sampling) in the middle.
+// Further views are added with add_view(), or add_input_view() for a view fed
+// with the window's input.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QMainWindow>
+#include <QTabWidget>
+
+#include "engine/pipelines/pipeline_examples.h"
+#include "engine/io/vocabulary.h"
+#include "ui/compare/compare_view.h"
+#include "ui/pipelines/empirical_histogram_view.h"
+#include "ui/common/error_banner.h"
+#include "ui/panels/history_panel.h"
+#include "ui/panels/logits_editor.h"
+#include "ui/panels/parameter_panel.h"
+#include "ui/pipelines/pipeline_compare_view.h"
+#include "ui/stages/pipeline_view.h"
+#include "ui/panels/result_bar.h"
+#include "ui/session/sampling_worker.h"
+#include "ui/session/session.h"
+#include "ui/panels/statistics_panel.h"
+#include "ui/panels/token_table_panel.h"
+
+namespace samplescope::ui {
+
+struct Example;
+
+struct MainWindowOptions {
+    bool persist_settings = true;  // read and write QSettings (off for tests and screenshots)
+};
+
+// The window's current input, as a view beyond the trace's needs it: labels in
+// their readable form ("" where an id has none).
+struct WindowInput {
+    std::vector<double> logits;
+    std::vector<std::string> labels;
+    SamplingParams params;
+    std::vector<std::int64_t> prompt_ids;
+    std::vector<std::int64_t> output_ids;
+};
+
+// Picks one of a .safetensors file's float tensors; "" cancels.
+using TensorChooser = std::function<QString(const QString& file, const QStringList& tensors)>;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Adds a view as a tab of the central area and returns its index.
+    int add_view(QWidget* view, const QString& title);
+    // Adds a view that is fed the window's input: `feed` runs when the view is
+    // on show and the input changed since it last ran (never while hidden, so
+    // a full-size row costs nothing until the user looks).
+    int add_input_view(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed);
+    WindowInput current_input() const;
+    // Brings the tab holding `view` to the front.
+    void show_view(QWidget* view);
+
+    Session& session() { return session_; }
+    ParameterPanel* parameter_panel() const { return parameters_; }
+    HistoryPanel* history_panel() const { return history_; }
+    StatisticsPanel* statistics_panel() const { return statistics_; }
+    PipelineView* pipeline_view() const { return pipeline_; }
+    TokenTablePanel* token_table() const { return tokens_; }
+    PipelineCompareView* pipeline_compare_view() const { return compare_pipelines_; }
+    EmpiricalHistogramView* histogram_view() const { return histogram_; }
+    CompareView* batch_compare_view() const { return batch_compare_; }
+    LogitsEditor* logits_editor() const { return logits_; }
+    ErrorBanner* error_banner() const { return banner_; }
+    ResultBar* result_bar() const { return result_; }
+    QTabWidget* views() const { return views_; }
+    const SamplingWorker& worker() const { return worker_; }
+
+    const std::shared_ptr<const TraceView>& current_view() const { return view_; }
+    std::int32_t selected_token() const { return selected_; }
+    double last_display_ms() const { return last_display_ms_; }          // GUI-thread wall time of the last update
+    double last_display_cpu_ms() const { return last_display_cpu_ms_; }  // and its CPU time
+    void select_token(std::int32_t id);
+
+    // Inputs; on failure the banner shows the reason and everything stays as it was.
+    // A .safetensors file with several float tensors asks the tensor chooser
+    // unless `tensor` names one.
+    bool open_logits_file(const QString& path, const QString& tensor = {});
+    bool paste_logits_text(const QString& text, const QString& source);
+    bool load_example(const Example& example);
+    // Loads the example's row and parameters and opens Compare pipelines on
+    // the two pipelines that disagree on it.
+    bool load_pipeline_example(const PipelineExample& example);
+    // Labels from a tokenizer.json, vocab.json, vocab.txt or .gguf. Another
+    // size is accepted with a warning in the banner; a bad file is refused and
+    // the previous labels stay.
+    bool open_vocabulary_file(const QString& path);
+    void set_vocabulary(Vocabulary vocabulary);
+    void clear_vocabulary();
+    void show_error(const QString& message);
+    void set_tensor_chooser(TensorChooser chooser) { tensor_chooser_ = std::move(chooser); }
+
+    void step();
+    void reset_request();
+
+    // True when the newest request has been drawn (or refused).
+    bool is_drawn() const;
+    // Runs the event loop until is_drawn() or the timeout; returns is_drawn().
+    bool wait_until_drawn(int timeout_ms = 30000);
+    // Draws the newest request and saves the window as PNG. Throws InputError.
+    void save_screenshot(const QString& path);
+
+signals:
+    void traceDisplayed(std::uint64_t generation);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void build_menus();
+    void add_input_views();
+    void input_changed();
+    void refresh_shown_view();
+    void show_label_warnings_or_hide_banner();
+    void open_vocabulary_dialog();
+    void schedule_sampling();
+    void submit_now();
+    void on_trace(std::shared_ptr<const TraceView> view);
+    void on_failure(std::uint64_t generation, const QString& field, const QString& message);
+    void redraw_selection();
+    void restore_settings();
+    void save_settings() const;
+    void open_file_dialog();
+    void export_plot_dialog(QCustomPlot* plot);
+    void export_all_plots_dialog();
+    void export_trace_dialog();
+    void export_table_dialog();
+
+    MainWindowOptions options_;
+    Session session_;
+    SamplingWorker worker_;
+    ParameterPanel* parameters_;
+    HistoryPanel* history_;
+    StatisticsPanel* statistics_;
+    PipelineView* pipeline_;
+    TokenTablePanel* tokens_;
+    LogitsEditor* logits_;
+    ErrorBanner* banner_;
+    ResultBar* result_;
+    QTabWidget* views_;
+    PipelineCompareView* compare_pipelines_ = nullptr;
+    EmpiricalHistogramView* histogram_ = nullptr;
+    CompareView* batch_compare_ = nullptr;
+
+    struct InputView {
+        QWidget* widget;
+        std::function<void(const WindowInput&)> feed;
+        std::uint64_t fed_generation;  // the input generation it last saw
+    };
+    std::vector<InputView> input_views_;
+    std::uint64_t input_generation_ = 1;
+    bool refresh_scheduled_ = false;
+    TensorChooser tensor_chooser_;
+
+    std::shared_ptr<const TraceView> view_;
+    std::int32_t selected_ = -1;
+    bool submit_scheduled_ = false;
+    std::uint64_t finished_generation_ = 0;
+    double last_display_ms_ = 0.0;
+    double last_display_cpu_ms_ = 0.0;
+};
+
+}  // namespace samplescope::ui
