@@ -12,7 +12,7 @@
 #include "engine/core/portable.h"
 #include "kernels/history_table.h"
 #include "kernels/row_params.h"
-#include "kernels/stream_skip.h"
+#include "engine/core/generator.h"
 
 namespace samplescope::batch {
 

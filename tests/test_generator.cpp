@@ -66,6 +66,27 @@ private slots:
             QVERIFY(u >= 0.0 && u < 1.0);
         }
     }
+    // The jump lands where sequential draws land, and the largest skip the
+    // flags accept is a jump, not a loop: the state's period is 2^64 outputs,
+    // so 2^64 - 1 skipped uniforms and one more draw return to the start.
+    void skipDrawsIsAnExactJump() {
+        for (const std::uint64_t skip : {0ULL, 1ULL, 3ULL, 1000ULL, 123457ULL}) {
+            Pcg32 sequential = stream(7, kSampleLabel);
+            for (std::uint64_t i = 0; i < skip; ++i) sequential.uniform_f64();
+            Pcg32 jumped = stream_after(7, skip);
+            QCOMPARE(jumped.state, sequential.state);
+        }
+        const Pcg32 start = stream(99, kSampleLabel);
+        Pcg32 wrapped = stream_after(99, ~0ULL);
+        wrapped.uniform_f64();
+        QCOMPARE(wrapped.state, start.state);
+        Pcg32 half = stream_after(99, 1ULL << 62);
+        half.skip_draws(1ULL << 62);
+        half.skip_draws(1ULL << 62);
+        half.skip_draws(1ULL << 62);
+        QCOMPARE(half.state, start.state);
+    }
+
     void generatorIsConstexpr() {
         // The same code must run in CUDA kernels; compile-time evaluation proves it has no hidden state.
         constexpr double first = stream(0, kSampleLabel).uniform_f64();

@@ -15,7 +15,7 @@
 #include "kernels/history_table.h"
 #include "kernels/philox.h"
 #include "kernels/rank_key.h"
-#include "kernels/stream_skip.h"
+#include "engine/core/generator.h"
 
 using namespace samplescope;
 using namespace samplescope::batch;

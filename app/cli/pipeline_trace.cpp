@@ -10,7 +10,7 @@ int print_pipeline_trace(const Pipeline& pipeline, const ResolvedRequest& input,
                          const TraceJsonOptions& json_options) {
     const std::uint64_t seed = input.params.seed.value_or(choose_seed());
     Pcg32 rng = stream(seed, kSampleLabel);
-    for (std::uint64_t i = 0; i < input.skip_draws; ++i) rng.uniform_f64();
+    rng.skip_draws(input.skip_draws);
     std::uint64_t draws = input.skip_draws;
     std::vector<std::int64_t> output_ids = input.output_ids;
     auto traces = nlohmann::ordered_json::array();

@@ -416,7 +416,7 @@ PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& input,
 PipelineTrace trace_pipeline_once(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t skip_draws) {
     const std::uint64_t seed = input.params.seed.value_or(choose_seed());
     Pcg32 rng = stream(seed, kSampleLabel);
-    for (std::uint64_t i = 0; i < skip_draws; ++i) rng.uniform_f64();
+    rng.skip_draws(skip_draws);
     return run_pipeline(pipeline, input, rng, seed, skip_draws);
 }
 

@@ -14,7 +14,7 @@ Request::Request(SamplingParams params, std::vector<std::int64_t> prompt_ids, st
 }
 
 void Request::skip_draws(std::uint64_t n) {
-    for (std::uint64_t i = 0; i < n; ++i) rng_.uniform_f64();
+    rng_.skip_draws(n);
     draws_ += n;
 }
 

@@ -503,7 +503,7 @@ SampleTrace trace_once(std::span<const double> logits, const SamplingParams& par
                        std::uint64_t skip_draws) {
     const std::uint64_t seed = params.seed.value_or(choose_seed());
     Pcg32 rng = stream(seed, kSampleLabel);
-    for (std::uint64_t i = 0; i < skip_draws; ++i) rng.uniform_f64();
+    rng.skip_draws(skip_draws);
     const HistoryCounts history = count_history(prompt_ids, output_ids, logits.size());
     return trace_step(StepInput{logits, params, history}, rng, seed, skip_draws);
 }

@@ -181,7 +181,7 @@ EmpiricalResult sample_empirically(const Pipeline& pipeline, const PipelineInput
         if (progress) progress(draws);
     } else {
         Pcg32 rng = stream(*seeded.params.seed, kSampleLabel);
-        for (std::uint64_t i = 0; i < skip_draws; ++i) rng.uniform_f64();
+        rng.skip_draws(skip_draws);
         result.histogram = draw_histogram(kept, q, rng, draws, progress, cancel);
     }
     result.test = chi_square_test(result.histogram, kept, q);

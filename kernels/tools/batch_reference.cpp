@@ -56,7 +56,7 @@ BatchOutput run_reference(const BatchInput& input, std::int32_t draws) {
             const HistoryCounts history =
                 count_history(widen_ids(input.prompt(r)), widen_ids(input.output(r)), input.vocab);
             Pcg32 rng = stream(input.seed[r], kSampleLabel);
-            for (std::uint64_t i = 0; i < input.draws_before[r]; ++i) rng.uniform_f64();
+            rng.skip_draws(input.draws_before[r]);
             std::uint64_t consumed = input.draws_before[r];
             for (std::size_t j = 0; j < per_row; ++j) {
                 const SampleResult result = sample_step(StepInput{logits, params, history}, rng);
