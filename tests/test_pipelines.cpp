@@ -11,7 +11,7 @@
 #include "engine/pipelines/pipeline_diff.h"
 #include "engine/pipelines/pipeline_examples.h"
 #include "engine/pipelines/pipeline_presets.h"
-#include "engine/pipelines/pipeline_rules.h"
+#include "engine/pipelines/row_state.h"
 #include "engine/pipelines/pipeline_runner.h"
 #include "engine/pipelines/sampler.h"
 

@@ -1,25 +1,14 @@
 #include "engine/core/inverse_cdf.h"
 
+#include "engine/core/row_math.h"
+
 namespace samplescope {
 
 std::int32_t inverse_cdf_draw(const IdList& kept, const Values& probs, double u, Values* cumulative, bool& fell_back) {
-    double c = 0.0;
-    if (cumulative) cumulative->reserve(probs.size());
-    std::int32_t chosen = -1;
-    for (std::size_t i = 0; i < probs.size(); ++i) {
-        c += probs[i];
-        if (cumulative) cumulative->push_back(c);
-        if (chosen < 0 && u < c) {
-            chosen = kept[i];
-            if (!cumulative) return chosen;
-        }
-    }
-    if (chosen >= 0) return chosen;
-    fell_back = true;
-    for (std::size_t i = probs.size(); i-- > 0;) {
-        if (probs[i] > 0.0) return kept[i];
-    }
-    return kept.back();
+    if (cumulative) cumulative->resize(probs.size());
+    return inverse_cdf_walk(
+        kept.data(), static_cast<std::int64_t>(kept.size()), [&probs](std::int64_t i) { return probs[static_cast<std::size_t>(i)]; },
+        u, cumulative ? cumulative->data() : nullptr, fell_back);
 }
 
 }  // namespace samplescope

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "engine/core/gates.h"
 #include "engine/core/input_error.h"
 
 namespace samplescope {
@@ -72,17 +73,18 @@ void validate(const SamplingParams& params) {
     }
 }
 
-bool is_greedy(const SamplingParams& params) { return params.temperature == 0.0; }
-bool uses_repetition_penalty(const SamplingParams& params) { return params.repetition_penalty != 1.0; }
+bool is_greedy(const SamplingParams& params) { return gate_greedy(params.temperature); }
+bool uses_repetition_penalty(const SamplingParams& params) { return gate_repetition(params.repetition_penalty); }
 bool uses_presence_frequency(const SamplingParams& params) {
-    return params.presence_penalty != 0.0 || params.frequency_penalty != 0.0;
+    return gate_presence_frequency(params.presence_penalty, params.frequency_penalty);
 }
-bool uses_temperature(const SamplingParams& params) { return params.temperature != 1.0 && !is_greedy(params); }
+bool uses_temperature(const SamplingParams& params) { return gate_temperature(params.temperature); }
 bool uses_top_k(const SamplingParams& params, std::size_t vocab_size) {
-    return params.top_k > 0 && static_cast<std::uint64_t>(params.top_k) < vocab_size;
+    return vocab_size <= static_cast<std::size_t>(INT64_MAX) &&
+           gate_top_k(params.top_k, static_cast<std::int64_t>(vocab_size));
 }
-bool uses_top_p(const SamplingParams& params) { return params.top_p < 1.0; }
-bool uses_min_p(const SamplingParams& params) { return params.min_p > 0.0; }
+bool uses_top_p(const SamplingParams& params) { return gate_top_p(params.top_p); }
+bool uses_min_p(const SamplingParams& params) { return gate_min_p(params.min_p); }
 
 std::uint64_t choose_seed() {
     std::random_device device;

@@ -70,11 +70,9 @@ struct SampleTrace {
         }
         return nullptr;
     }
-    // Every trace holds Widen, Softmax and Draw; the contract's holds every stage.
-    const StageTrace& stage(Stage s) const {
-        const auto* found = find_stage(s);
-        return found ? *found : stages.at(static_cast<std::size_t>(s));  // at(): a missing stage throws
-    }
+    // Every trace holds Widen, Softmax and Draw; the contract's holds every
+    // stage. Throws std::out_of_range naming a stage this trace does not hold.
+    const StageTrace& stage(Stage s) const;
     // The final kept set, ascending ({token} when greedy).
     const IdList& final_kept() const { return *stage(Stage::Softmax).kept; }
     const Values& final_probs() const { return *stage(Stage::Softmax).probs; }

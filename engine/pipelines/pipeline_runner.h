@@ -1,25 +1,29 @@
-// Runs a pipeline (engine/pipelines/pipeline.h) on one row: the steps in the pipeline's
-// own order, each by its rule, then the contract's draw. `spec` is run by the
-// reference sampler itself (engine/pipelines/sampler.h trace_step).
+// Runs a pipeline (engine/pipelines/pipeline.h) on one row: the steps in the
+// pipeline's own order, each by its stage unit (engine/pipelines/stage_unit.h),
+// then the contract's draw. Every pipeline, `spec` included, runs here.
 #pragma once
 
 #include <cstdint>
 
 #include "engine/core/generator.h"
-#include "engine/core/inverse_cdf.h"
+#include "engine/core/token_history.h"
 #include "engine/pipelines/pipeline.h"
 
 namespace samplescope {
 
 // One step, drawing from `rng` (advanced by the draws taken). `seed` and
-// `draws_before` are recorded only. Throws InputError for a bad row,
-// parameter, history id or pipeline.
+// `draws_before` are recorded only. `history`, when given, is the input's
+// history already counted. Throws InputError for a bad row, parameter,
+// history id or pipeline.
 PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& input, Pcg32& rng, std::uint64_t seed,
-                           std::uint64_t draws_before);
+                           std::uint64_t draws_before, const HistoryCounts* history = nullptr);
+
+// The same without a trace: only the work the token and its logprob need.
+SampleResult sample_pipeline(const Pipeline& pipeline, const PipelineInput& input, Pcg32& rng,
+                             const HistoryCounts* history = nullptr);
 
 // One step of a fresh request: the seed from the params (chosen when absent),
 // `skip_draws` uniforms discarded first.
 PipelineTrace trace_pipeline_once(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t skip_draws = 0);
-
 
 }  // namespace samplescope

@@ -1,24 +1,19 @@
-// The reference sampler: contract section 2, steps 1 to 11, in f64, with sums in
-// ascending id order. One implementation serves the traced and the lean path.
+// The contract's sampler (contract section 2, steps 1 to 11, in f64 with sums in
+// ascending id order): the `spec` pipeline run by the one pipeline runner
+// (engine/pipelines/pipeline_runner.h), for callers that want the contract
+// without naming a pipeline.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
 #include "engine/core/generator.h"
+#include "engine/core/row_checks.h"
 #include "engine/core/sampling_params.h"
 #include "engine/core/token_history.h"
 #include "engine/core/trace.h"
 
 namespace samplescope {
-
-// Throws InputError when the row cannot be sampled: V = 0, a NaN or +inf logit
-// (naming the first such id), or every logit -inf.
-void check_logits(std::span<const double> logits);
-
-// Step 5 on the kept ids: l / T. Refuses (InputError) a temperature so small
-// that a finite logit overflows, stating the smallest T these logits allow.
-void scale_kept_by_temperature(Values& logits, const IdList& kept, double temperature);
 
 struct StepInput {
     std::span<const double> logits;

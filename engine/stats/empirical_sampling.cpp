@@ -10,6 +10,7 @@
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include "engine/core/input_error.h"
+#include "engine/core/inverse_cdf.h"
 #include "engine/pipelines/pipeline_runner.h"
 
 namespace samplescope {

@@ -1,0 +1,138 @@
+// The row as the stage units see and change it during one run of a pipeline:
+// the current logits, the kept set, the penalised logits the logprob needs,
+// the ids the current truncation step decides on, and the caches that let a
+// trace at V = 128,256 stay cheap (a lazily extended rank order, the softmax
+// numerators of the whole row). Units change the row only through the
+// methods below, so the runner knows what each stage changed and records
+// only that.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/core/row_math.h"
+#include "engine/core/token_history.h"
+#include "engine/core/trace.h"
+#include "engine/pipelines/pipeline.h"
+
+namespace samplescope {
+
+// A keep-or-drop decision this close to its threshold gets the "near the
+// boundary" badge: the stacks compute in float32, so an f64 model may disagree
+// with them there (docs/pipelines.md).
+inline constexpr double kNearBoundary = 1e-6;
+
+// Softmax over `ids` (ascending) at `logits`, aligned with ids: max-subtracted,
+// the partition summed sequentially in ascending id order (contract section 2).
+Values softmax_over_ids(const Values& logits, const IdList& ids);
+void softmax_over_ids(const Values& logits, const IdList& ids, Values& probs);
+
+// `ids` in rank order: logit descending, then id ascending. Where a stack
+// sorts unstably this is the order the preset assumes (lower id first).
+IdList rank_order(const Values& logits, const IdList& ids);
+
+class RowState {
+public:
+    // `history`, when given, is the input's history already counted (and
+    // checked against V); else it is counted here.
+    RowState(const Pipeline& pipeline, const PipelineInput& input, bool tracing, const HistoryCounts* history);
+    RowState(const RowState&) = delete;
+    RowState& operator=(const RowState&) = delete;
+    ~RowState();
+
+    const Pipeline& pipeline;
+    const PipelineInput& input;
+    const SamplingParams& params;
+    const std::size_t vocab;
+    const bool tracing;
+    HistoryCounts history;
+
+    const Values& logits() const { return logits_; }
+    const IdList& kept() const { return kept_; }
+    // The ids the current truncation step decides on: the kept set, or for a
+    // joint step the set the first step of its group saw.
+    const IdList& candidates() const { return joint_ ? group_input_ : kept_; }
+    bool joint() const { return joint_; }
+
+    // Greedy: the chosen token, and whether a draw still follows (llama.cpp's
+    // temperature <= 0 keeps the maximum and draws over it).
+    std::int32_t greedy_token = -1;
+    bool draw_after_greedy = false;
+
+    // ---- changes --------------------------------------------------------
+    // A penalty: `apply(logit, index)` gives the new logit of ids[index]; it is
+    // applied to the current and to the penalised logits. Refuses +inf or NaN
+    // (naming the first such id of `ids`) and drops ids pushed to -inf.
+    template <class Apply>
+    void penalise(std::span<const std::int32_t> ids, const char* penalty, Apply apply) {
+        if (penalised_split_) own_penalised();
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            const auto id = static_cast<std::size_t>(ids[i]);
+            logits_[id] = apply(logits_[id], i);
+            if (penalised_split_) penalised_[id] = apply(penalised_[id], i);
+        }
+        after_penalty(ids, penalty);
+    }
+    // Temperature: l / T over the kept ids (refusing an overflow).
+    void scale(double temperature);
+    // A truncation's result: ascending ids, a non-empty subset of the kept set
+    // (for a joint step the runner intersects it with the kept set).
+    void set_kept(IdList kept);
+    // The same, when the first `count` ids of the rank order are what stays.
+    void keep_ranked_prefix(std::size_t count);
+
+    // ---- what the units read ---------------------------------------------
+    // q over the kept set, aligned with kept().
+    const Values& kept_probs();
+    std::shared_ptr<const Values> shared_kept_probs();
+    // The kept set in rank order, at least its first `count` ids (the rest
+    // ranked after them, unordered). Extended lazily: a peaked row never sorts
+    // its tail.
+    const IdList& ranked(std::size_t count);
+    std::size_t ranked_count() const { return ranked_count_; }
+
+    // ---- for the runner ----------------------------------------------------
+    void begin_step(const PipelineStep& step, bool truncation_before);
+    // Snapshots of what changed since the last record, shared pointers to what did not.
+    void snapshot(StageTrace& out);
+    // log_softmax over all V ids of the penalised logits at `token`.
+    double contract_logprob(std::int32_t token);
+
+private:
+    void own_penalised();
+    void after_penalty(std::span<const std::int32_t> touched, const char* penalty);
+    void split_penalised();
+    void refresh_numerators(std::span<const std::int32_t> touched);
+
+    Values logits_;
+    IdList kept_;
+    IdList group_input_;
+    bool joint_ = false;
+    Values penalised_;  // the penalised logits, once a later step changed logits_ (else logits_ is them)
+    std::shared_ptr<const Values> penalised_shared_;  // the same, shared from a trace's snapshot until a penalty needs a copy
+    bool penalised_split_ = false;
+    bool kept_is_finite_ = true;  // no truncation yet: kept_ holds every finite id
+
+    // Caches.
+    std::shared_ptr<Values> kept_probs_;  // pooled; a new one whenever the kept set or the logits change
+    bool kept_probs_valid_ = false;
+    bool any_joint_ = false;
+    IdList ranked_;
+    std::size_t ranked_count_ = 0;
+    bool ranked_valid_ = false;
+    Values numerators_;  // exp(l - M) over the whole row (traced runs only)
+    SoftmaxSums numerator_sums_{0.0, 0.0};
+    bool numerators_valid_ = false;
+    SoftmaxSums penalised_sums_{0.0, 0.0};
+    bool penalised_sums_valid_ = false;
+
+    // What changed since the last snapshot.
+    bool logits_dirty_ = true;
+    bool kept_dirty_ = true;
+    std::shared_ptr<const Values> logits_snapshot_;
+    std::shared_ptr<const IdList> kept_snapshot_;
+    std::shared_ptr<const Values> probs_snapshot_;
+};
+
+}  // namespace samplescope

@@ -1,0 +1,57 @@
+// The min-p unit: keep ids whose q reaches min_p x max q, in probability space
+// or, as llama.cpp, in log space. Sources: kRules in engine/pipelines/pipeline.h.
+#include <algorithm>
+#include <array>
+#include <limits>
+
+#include "engine/core/element_math.h"
+#include "engine/pipelines/stage_unit.h"
+#include "engine/pipelines/truncation.h"
+
+namespace samplescope {
+
+namespace {
+
+TruncationOutcome decide(Rule rule, const TruncationView& view, const Values& probs) {
+    TruncationOutcome out;
+    const double max_prob = *std::max_element(probs.begin(), probs.end());
+    out.shown.max_prob = max_prob;
+    const double floor = min_p_floor(max_prob, view.params.min_p);
+    out.shown.prob_floor = floor;
+    if (rule == Rule::MinPProb) {
+        // The contract (step 8), vLLM, HF, SGLang, FlashInfer: q < min_p x max q is dropped.
+        for (std::size_t i = 0; i < probs.size(); ++i) {
+            if (min_p_keeps(probs[i], floor)) out.kept.push_back(view.candidates[i]);
+            if (std::fabs(probs[i] - floor) <= kNearBoundary * max_prob) out.near_boundary = true;
+        }
+    } else {
+        // llama.cpp: min_logit = max_logit + logf(p); keep logit >= min_logit.
+        double max_logit = -std::numeric_limits<double>::infinity();
+        for (const auto id : view.candidates) max_logit = std::max(max_logit, view.logits[id]);
+        const double min_logit = max_logit + std::log(view.params.min_p);
+        for (const auto id : view.candidates) {
+            if (view.logits[id] >= min_logit) out.kept.push_back(id);
+            if (near_threshold(view.logits[id], min_logit)) out.near_boundary = true;
+        }
+    }
+    return out;
+}
+
+bool min_p(RowState& row, const PipelineStep& step, StepReport& report, StageTrace& shown) {
+    if (!uses_min_p(row.params)) return false;
+    const TruncationView view{row.logits(), row.candidates(), row.params};
+    // q over the candidates: the row's own cache when they are the kept set.
+    Values joint_probs;
+    if (row.joint()) softmax_over_ids(view.logits, view.candidates, joint_probs);
+    const Values& probs = row.joint() ? joint_probs : row.kept_probs();
+    apply_outcome(row, decide(step.rule, view, probs), report, shown);
+    return true;
+}
+
+constexpr std::array<Param, 1> kReads{Param::MinP};
+
+}  // namespace
+
+const StageUnit kMinPUnit{Stage::MinP, kReads, listens_always, min_p};
+
+}  // namespace samplescope

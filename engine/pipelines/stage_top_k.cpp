@@ -1,0 +1,86 @@
+// The top-k unit: keep the k best, with each stack's rule for a tie at the
+// k-th value. Sources: kRules in engine/pipelines/pipeline.h.
+#include <algorithm>
+#include <array>
+
+#include "engine/pipelines/stage_unit.h"
+#include "engine/pipelines/truncation.h"
+
+namespace samplescope {
+
+namespace {
+
+bool near_kth(double kth, double next) { return std::fabs(kth - next) <= kNearBoundary * std::max(1.0, std::fabs(kth)); }
+
+// The contract (step 6): the first k by (logit desc, id asc), selected without
+// ranking the rest of the row.
+void contract(RowState& row, std::size_t k_wanted, StepReport& report, StageTrace& shown) {
+    const std::size_t n = row.kept().size();
+    const std::size_t k = std::min(k_wanted, n);
+    const IdList& ranked = row.ranked(k < n ? k + 1 : k);
+    const Values& logits = row.logits();
+    const double kth = logits[ranked[k - 1]];
+    shown.kth_logit = kth;
+    if (k < n) report.near_boundary = near_kth(kth, logits[ranked[k]]);
+    row.keep_ranked_prefix(k);
+}
+
+TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
+    TruncationOutcome out;
+    const Ranked ranked = ranked_candidates(view);
+    const std::size_t n = ranked.ids.size();
+    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(view.params.top_k), n);
+    const double kth = view.logits[ranked.ids[k - 1]];
+    out.shown.kth_logit = kth;
+    if (k < n) out.near_boundary = near_kth(kth, view.logits[ranked.ids[k]]);
+    switch (rule) {
+        case Rule::TopKContract:
+            keep_prefix(ranked, k, out, false);
+            break;
+        case Rule::TopKExactUnstable:
+            // SGLang torch: positions >= k of a descending sort are zeroed;
+            // llama.cpp: partial_sort then size = k. Exactly k either way.
+            keep_prefix(ranked, k, out, false);
+            out.tie_at_boundary = tie_across(view, ranked, k);
+            break;
+        case Rule::TopKKeepTies:
+            // vLLM: logits_sort < (k-th value) are masked; HF: scores < topk(...)[-1].
+            for (const auto id : view.candidates) {
+                if (!(view.logits[id] < kth)) out.kept.push_back(id);
+            }
+            break;
+        case Rule::TopKFlashInfer: {
+            // FlashInfer: t survives when #{j : p_j > p_t} < k, counted on
+            // probabilities, so ties by value stay together. In rank order q is
+            // non-increasing, so the count is the start of t's run of equal q.
+            std::size_t run_start = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                if (i > 0 && ranked.probs[i] != ranked.probs[i - 1]) run_start = i;
+                if (run_start < k) out.kept.push_back(ranked.ids[i]);
+            }
+            std::sort(out.kept.begin(), out.kept.end());
+            break;
+        }
+        default: break;
+    }
+    return out;
+}
+
+bool top_k(RowState& row, const PipelineStep& step, StepReport& report, StageTrace& shown) {
+    if (!uses_top_k(row.params, row.vocab)) return false;
+    if (step.rule == Rule::TopKContract && !row.joint()) {
+        contract(row, static_cast<std::size_t>(row.params.top_k), report, shown);
+    } else {
+        apply_outcome(row, stack_rule(step.rule, TruncationView{row.logits(), row.candidates(), row.params}), report,
+                      shown);
+    }
+    return true;
+}
+
+constexpr std::array<Param, 1> kReads{Param::TopK};
+
+}  // namespace
+
+const StageUnit kTopKUnit{Stage::TopK, kReads, listens_always, top_k};
+
+}  // namespace samplescope

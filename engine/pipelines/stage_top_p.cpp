@@ -1,0 +1,171 @@
+// The top-p unit: keep the shortest ranked prefix whose mass reaches p, with
+// each stack's comparison at the boundary. Sources: kRules in engine/pipelines/pipeline.h.
+#include <algorithm>
+#include <array>
+
+#include "engine/core/element_math.h"
+#include "engine/pipelines/stage_unit.h"
+#include "engine/pipelines/truncation.h"
+
+namespace samplescope {
+
+namespace {
+
+// The contract (step 7): walking in rank order, the id whose running mass
+// first reaches p is the last kept. The ranking is extended lazily, so a
+// peaked row never sorts its tail.
+void contract(RowState& row, double p, StepReport& report, StageTrace& shown) {
+    const IdList& kept = row.kept();
+    const Values& probs = row.kept_probs();
+    const auto prob_of_id = [&](std::int32_t id) {
+        return probs[static_cast<std::size_t>(std::lower_bound(kept.begin(), kept.end(), id) - kept.begin())];
+    };
+    const std::size_t n = kept.size();
+    double mass = 0.0;
+    double before = 0.0;
+    std::size_t rank = 0;
+    auto walk_ids = std::make_shared<IdList>();
+    auto walk_mass = std::make_shared<Values>();
+    while (rank < n) {
+        const std::int32_t id = row.ranked(rank + 1)[rank];
+        before = mass;
+        mass += prob_of_id(id);
+        ++rank;
+        if (row.tracing) {
+            walk_ids->push_back(id);
+            walk_mass->push_back(mass);
+        }
+        if (top_p_reached(mass, p)) break;
+    }
+    report.near_boundary = near_threshold(before, p) || (rank < n && near_threshold(mass, p));
+    shown.crossing_rank = rank;
+    shown.crossing_id = row.ranked(rank)[rank - 1];
+    shown.crossing_mass = mass;
+    shown.walk_ids = std::move(walk_ids);
+    shown.walk_mass = std::move(walk_mass);
+    row.keep_ranked_prefix(rank);
+}
+
+TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
+    TruncationOutcome out;
+    const Ranked ranked = ranked_candidates(view);
+    const std::size_t n = ranked.ids.size();
+    const double p = view.params.top_p;
+    switch (rule) {
+        case Rule::TopPContract:
+        case Rule::TopPInclusiveCumsum: {
+            // Contract: as above. llama.cpp: cum_sum += p_i; the first i with
+            // cum_sum >= p gives last_idx = i + 1 (all kept if none does).
+            double mass = 0.0;
+            std::size_t count = n;
+            double before = 0.0;
+            for (std::size_t i = 0; i < n; ++i) {
+                before = mass;
+                mass += ranked.probs[i];
+                if (top_p_reached(mass, p)) {
+                    count = i + 1;
+                    break;
+                }
+            }
+            out.near_boundary = near_threshold(before, p) || (count < n && near_threshold(mass, p));
+            keep_prefix(ranked, count, out, true);
+            if (rule == Rule::TopPInclusiveCumsum) out.tie_at_boundary = tie_across(view, ranked, count);
+            break;
+        }
+        case Rule::TopPAscendingCumsum: {
+            // vLLM / HF: sort ascending, cumsum, mask cumsum <= 1 - p, and the
+            // last (largest) position is always kept. Ascending order is the
+            // reverse of the rank order, so among equal values the lower id
+            // sits later and survives.
+            const double threshold = 1.0 - p;
+            double cumsum = 0.0;
+            std::size_t dropped = 0;  // the masked positions form a prefix of the ascending order
+            for (std::size_t j = 0; j < n; ++j) {
+                const std::size_t i = n - 1 - j;
+                cumsum += ranked.probs[i];
+                const bool masked = cumsum <= threshold && j + 1 < n;
+                if (near_threshold(cumsum, threshold)) out.near_boundary = true;
+                if (!masked) break;
+                ++dropped;
+            }
+            keep_prefix(ranked, n - dropped, out, true);
+            out.tie_at_boundary = tie_across(view, ranked, n - dropped);
+            break;
+        }
+        case Rule::TopPExclusivePrefix: {
+            // SGLang torch: probs_sum = cumsum of the descending sort; positions
+            // with (probs_sum - probs_sort) > p are zeroed, elementwise.
+            double probs_sum = 0.0;
+            std::vector<bool> keep(n, false);
+            for (std::size_t i = 0; i < n; ++i) {
+                probs_sum += ranked.probs[i];
+                const double prefix = probs_sum - ranked.probs[i];
+                keep[i] = !(prefix > p);
+                if (near_threshold(prefix, p)) out.near_boundary = true;
+            }
+            std::size_t last = 0;
+            IdList kept;
+            for (std::size_t i = 0; i < n; ++i) {
+                if (keep[i]) {
+                    kept.push_back(ranked.ids[i]);
+                    last = i;
+                }
+                if (i + 1 < n && keep[i] != keep[i + 1] &&
+                    view.logits[ranked.ids[i]] == view.logits[ranked.ids[i + 1]]) {
+                    out.tie_at_boundary = true;
+                }
+            }
+            std::sort(kept.begin(), kept.end());
+            keep_prefix(ranked, last + 1, out, true);  // the walk up to the last kept position
+            out.kept = std::move(kept);
+            break;
+        }
+        case Rule::TopPMassAboveByValue: {
+            // FlashInfer: t is accepted when the mass of ids with p_j > p_t is
+            // < top_p. Runs of equal q share that mass, so they stay or go together.
+            double above = 0.0;  // mass of the runs before the current one
+            double run_mass = 0.0;
+            std::size_t count = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                if (i > 0 && ranked.probs[i] != ranked.probs[i - 1]) {
+                    above += run_mass;
+                    run_mass = 0.0;
+                }
+                if (near_threshold(above, p)) out.near_boundary = true;
+                if (!(above < p)) break;
+                run_mass += ranked.probs[i];
+                count = i + 1;
+            }
+            if (count == 0) {
+                // top_p = 0 accepts nothing under this rule; keep the top run of
+                // equal values rather than an empty set.
+                count = 1;
+                while (count < n && ranked.probs[count] == ranked.probs[0]) ++count;
+                out.note = "top_p = 0 accepts no id under FlashInfer's rule; the top value is kept";
+            }
+            keep_prefix(ranked, count, out, true);
+            break;
+        }
+        default: break;
+    }
+    return out;
+}
+
+bool top_p(RowState& row, const PipelineStep& step, StepReport& report, StageTrace& shown) {
+    if (!uses_top_p(row.params)) return false;
+    if (step.rule == Rule::TopPContract && !row.joint()) {
+        contract(row, row.params.top_p, report, shown);
+    } else {
+        apply_outcome(row, stack_rule(step.rule, TruncationView{row.logits(), row.candidates(), row.params}), report,
+                      shown);
+    }
+    return true;
+}
+
+constexpr std::array<Param, 1> kReads{Param::TopP};
+
+}  // namespace
+
+const StageUnit kTopPUnit{Stage::TopP, kReads, listens_always, top_p};
+
+}  // namespace samplescope

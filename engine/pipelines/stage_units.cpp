@@ -1,0 +1,34 @@
+// The only place that maps a stage to its unit (tests/test_pipelines.cpp walks
+// it: every stage of every preset resolves, and to exactly one unit).
+#include <array>
+#include <stdexcept>
+
+#include "engine/pipelines/stage_unit.h"
+
+namespace samplescope {
+
+namespace {
+
+const std::array<const StageUnit*, 7> kUnits{&kRepetitionPenaltyUnit, &kPresenceFrequencyUnit, &kGreedyUnit,
+                                             &kTemperatureUnit,       &kTopKUnit,              &kTopPUnit,
+                                             &kMinPUnit};
+
+}  // namespace
+
+const StageUnit& stage_unit(Stage stage) {
+    for (const auto* unit : kUnits) {
+        if (unit->stage == stage) return *unit;
+    }
+    throw std::logic_error("no stage unit for stage " + std::string(stage_info(stage).name));
+}
+
+std::span<const StageUnit> stage_units() {
+    static const std::array<StageUnit, 7> units = [] {
+        std::array<StageUnit, 7> copy{};
+        for (std::size_t i = 0; i < kUnits.size(); ++i) copy[i] = *kUnits[i];
+        return copy;
+    }();
+    return units;
+}
+
+}  // namespace samplescope
