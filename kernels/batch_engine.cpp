@@ -6,7 +6,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/core/gates.h"
 #include "engine/core/input_error.h"
+#include "engine/core/row_checks.h"
 #include "kernels/batch_backends.h"
 
 namespace samplescope::batch {
@@ -35,24 +37,10 @@ Backend parse_backend(std::string_view text) {
     throw InputError("backend", "backend must be host, cuda or auto, got \"" + std::string(text) + "\"");
 }
 
-RowParams BatchInput::row_params(std::size_t row) const {
-    RowParams p;
-    p.temperature = temperature[row];
-    p.top_k = top_k[row];
-    p.top_p = top_p[row];
-    p.min_p = min_p[row];
-    p.repetition_penalty = repetition_penalty[row];
-    p.presence_penalty = presence_penalty[row];
-    p.frequency_penalty = frequency_penalty[row];
-    p.seed = seed[row];
-    p.draws_before = draws_before[row];
-    return p;
-}
-
 SamplingParams BatchInput::sampling_params(std::size_t row) const {
     SamplingParams params;
     params.temperature = temperature[row];
-    params.top_k = top_k[row];
+    params.top_k = top_k_from_row(top_k[row], static_cast<std::int64_t>(vocab));
     params.top_p = top_p[row];
     params.min_p = min_p[row];
     params.repetition_penalty = repetition_penalty[row];
@@ -60,6 +48,21 @@ SamplingParams BatchInput::sampling_params(std::size_t row) const {
     params.frequency_penalty = frequency_penalty[row];
     params.seed = seed[row];
     return params;
+}
+
+RowParams BatchInput::row_params(std::size_t row) const {
+    const SamplingParams params = sampling_params(row);
+    RowParams p;
+    p.temperature = params.temperature;
+    p.top_k = top_k[row];
+    p.top_p = params.top_p;
+    p.min_p = params.min_p;
+    p.repetition_penalty = params.repetition_penalty;
+    p.presence_penalty = params.presence_penalty;
+    p.frequency_penalty = params.frequency_penalty;
+    p.seed = seed[row];
+    p.draws_before = draws_before[row];
+    return p;
 }
 
 std::span<const std::int32_t> BatchInput::prompt(std::size_t row) const {
@@ -112,8 +115,7 @@ BatchInput make_batch_input(const float* logits, std::size_t rows, std::size_t v
         const SamplingParams& p = request.params;
         input.temperature.push_back(p.temperature);
         // top_k off (0) is stored as its neutral value V: "keep all".
-        input.top_k.push_back(p.top_k == 0 || static_cast<std::uint64_t>(p.top_k) > vocab ? static_cast<std::int64_t>(vocab)
-                                                                                          : p.top_k);
+        input.top_k.push_back(top_k_to_row(p.top_k, static_cast<std::int64_t>(vocab)));
         input.top_p.push_back(p.top_p);
         input.min_p.push_back(p.min_p);
         input.repetition_penalty.push_back(p.repetition_penalty);
@@ -187,10 +189,7 @@ void validate_batch(const BatchInput& input) {
         any_finite = false;
         for (std::size_t i = 0; i < input.vocab; ++i) {
             const float x = row[i];
-            if (std::isnan(x) || x == std::numeric_limits<float>::infinity()) {
-                throw InputError("logits", row_name(r) + ": logit of id " + std::to_string(i) + " is " +
-                                               format_number(x) + " (only finite values and -inf are allowed)");
-            }
+            if (logit_refused(x)) throw refused_logit_error(static_cast<std::int64_t>(i), x, row_name(r) + ": ");
             any_finite = any_finite || std::isfinite(x);
         }
         if (!any_finite) throw InputError("logits", row_name(r) + ": every logit is -inf: nothing can be sampled");
@@ -206,12 +205,9 @@ void throw_first_row_error(std::span<const RowResult> results, std::int32_t draw
             case RowError::PenaltyOverflow:
                 throw InputError("penalty", row_name(r) + ": a penalty makes the logit of id " + id +
                                                 " overflow; use a smaller penalty");
-            case RowError::PenaltyEmptiedRow:
-                throw InputError("penalty", row_name(r) + ": the penalties push every logit to -inf: nothing can be sampled");
+            case RowError::PenaltyEmptiedRow: throw penalty_emptied_error("penalty", row_name(r) + ": ", "a penalty");
             case RowError::TemperatureOverflow:
-                throw InputError("temperature", row_name(r) + ": temperature " + format_number(input.temperature[r]) +
-                                                    " is too small for these logits: l / T overflows" +
-                                                    (result.error_id >= 0 ? " at id " + id : std::string()));
+                throw temperature_overflow_error(input.temperature[r], result.error_id, -1.0, row_name(r) + ": ");
         }
     }
 }

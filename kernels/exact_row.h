@@ -1,7 +1,8 @@
 // Exact mode, one row: the contract's pipeline in f64 with sums in ascending id
 // order, the PCG32 stream, one uniform per sampled row and the inverse-CDF walk;
-// the same steps as engine/pipelines/sampler.cpp, written without allocation or the
-// standard library so that the host twin and the CUDA kernel run this very code.
+// the same steps as the reference's stage units (engine/pipelines/stage_*.cpp),
+// on the same row math (engine/core/row_math.h), written without allocation or
+// the standard library so that the host twin and the CUDA kernel run this very code.
 // Ranking uses a heap that is popped only as far as top-k and top-p need.
 #pragma once
 
@@ -10,9 +11,9 @@
 #include "engine/core/element_math.h"
 #include "engine/core/generator.h"
 #include "engine/core/portable.h"
+#include "engine/core/row_math.h"
 #include "kernels/history_table.h"
 #include "kernels/row_params.h"
-#include "engine/core/generator.h"
 
 namespace samplescope::batch {
 
@@ -73,25 +74,20 @@ SS_HD inline void sort_ids(std::int32_t* ids, std::int64_t size) {
     while (left > 1) heap_pop(ids, left, before);
 }
 
-struct SoftmaxSums {
-    double max_logit;
-    double partition;
-};
-
-// Step 9 over `ids` (ascending): the maximum, then a plain sequential sum.
-SS_HD inline SoftmaxSums softmax_sums(const double* logits, const std::int32_t* ids, std::int64_t size) {
-    SoftmaxSums sums{-HUGE_VAL, 0.0};
-    for (std::int64_t i = 0; i < size; ++i) sums.max_logit = logits[ids[i]] > sums.max_logit ? logits[ids[i]] : sums.max_logit;
-    for (std::int64_t i = 0; i < size; ++i) sums.partition += softmax_numerator(logits[ids[i]], sums.max_logit);
-    return sums;
-}
-
 SS_HD inline double exact_penalised_logit(const float* row, const HistoryTable& table, std::int32_t id) {
     const std::int64_t slot = history_find(table, id);
     return slot < 0 ? static_cast<double>(row[id]) : table.penalised[slot];
 }
 
-SS_HD inline bool finite_f64(double x) { return x - x == 0.0; }
+// q of ids[i] under `sums`, for the inverse-CDF walk.
+struct ProbAt {
+    const double* logits;
+    const std::int32_t* ids;
+    SoftmaxSums sums;
+    SS_HD double operator()(std::int64_t i) const {
+        return softmax_numerator(logits[ids[i]], sums.max_logit) / sums.partition;
+    }
+};
 
 // Samples `draws` tokens (draw j at position draws_before + j) from one row and
 // writes them to results[0..draws). `table` holds the row's history with the
@@ -116,12 +112,12 @@ SS_HD inline void exact_sample_row(const float* row, std::int64_t vocab, const R
         if (id == kEmptySlot) continue;
         const double x = table.penalised[s];
         logits[id] = x;
-        if ((x != x || x == HUGE_VAL) && (overflow_id < 0 || id < overflow_id)) overflow_id = id;
+        if (penalty_outcome(x) == PenaltyOutcome::Refused && (overflow_id < 0 || id < overflow_id)) overflow_id = id;
     }
     if (overflow_id >= 0) return fail(RowError::PenaltyOverflow, overflow_id);
     std::int64_t n = 0;
     for (std::int64_t i = 0; i < vocab; ++i) {
-        if (finite_f64(logits[i])) ws.kept[n++] = static_cast<std::int32_t>(i);
+        if (finite_value(logits[i])) ws.kept[n++] = static_cast<std::int32_t>(i);
     }
     if (n == 0) return fail(RowError::PenaltyEmptiedRow, -1);
 
@@ -130,10 +126,7 @@ SS_HD inline void exact_sample_row(const float* row, std::int64_t vocab, const R
     const RankBefore before{logits};
 
     if (p.greedy()) {
-        std::int32_t best = ws.kept[0];
-        for (std::int64_t i = 0; i < n; ++i) {
-            if (before(ws.kept[i], best)) best = ws.kept[i];
-        }
+        const std::int32_t best = argmax_lowest_id(logits, ws.kept, n);
         result.token = best;
         result.kept_count = 1;
         result.logprob = log_softmax_at(logits[best], penalised.max_logit, penalised.partition);
@@ -146,7 +139,7 @@ SS_HD inline void exact_sample_row(const float* row, std::int64_t vocab, const R
         for (std::int64_t i = 0; i < n; ++i) {
             const std::int32_t id = ws.kept[i];
             logits[id] = apply_temperature(logits[id], p.temperature);
-            if (!finite_f64(logits[id])) return fail(RowError::TemperatureOverflow, id);
+            if (!finite_value(logits[id])) return fail(RowError::TemperatureOverflow, id);
         }
     }
 
@@ -209,18 +202,8 @@ SS_HD inline void exact_sample_row(const float* row, std::int64_t vocab, const R
     result.kept_count = static_cast<std::int32_t>(n);
     for (std::int32_t j = 0; j < draws; ++j) {
         const double u = rng.uniform_f64();
-        double c = 0.0;
-        std::int32_t token = -1;
-        for (std::int64_t i = 0; i < n && token < 0; ++i) {
-            c += softmax_numerator(logits[ws.kept[i]], sums.max_logit) / sums.partition;
-            if (u < c) token = ws.kept[i];
-        }
-        if (token < 0) {  // u was not below the last sum (rounding): the largest kept id with q > 0
-            for (std::int64_t i = n; i-- > 0 && token < 0;) {
-                if (softmax_numerator(logits[ws.kept[i]], sums.max_logit) / sums.partition > 0.0) token = ws.kept[i];
-            }
-            if (token < 0) token = ws.kept[n - 1];
-        }
+        bool fell_back = false;
+        const std::int32_t token = inverse_cdf_walk(ws.kept, n, ProbAt{logits, ws.kept, sums}, u, nullptr, fell_back);
         result.token = token;
         result.logprob = log_softmax_at(exact_penalised_logit(row, table, token), penalised.max_logit,
                                         penalised.partition);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "engine/core/gates.h"
 #include "engine/core/portable.h"
 
 namespace samplescope::batch {
@@ -20,16 +21,16 @@ struct RowParams {
     std::uint64_t seed = 0;
     std::uint64_t draws_before = 0;
 
-    // The gates: the same tests as engine/core/sampling_params.h's uses_*(), on the
-    // neutral encoding, so a kernel can skip a row that does not use a feature.
-    SS_HD bool greedy() const { return temperature == 0.0; }
-    SS_HD bool uses_repetition() const { return repetition_penalty != 1.0; }
-    SS_HD bool uses_presence_frequency() const { return presence_penalty != 0.0 || frequency_penalty != 0.0; }
+    // The gates: engine/core/gates.h, the same functions the reference's
+    // uses_*() call, on the neutral encoding.
+    SS_HD bool greedy() const { return gate_greedy(temperature); }
+    SS_HD bool uses_repetition() const { return gate_repetition(repetition_penalty); }
+    SS_HD bool uses_presence_frequency() const { return gate_presence_frequency(presence_penalty, frequency_penalty); }
     SS_HD bool uses_penalties() const { return uses_repetition() || uses_presence_frequency(); }
-    SS_HD bool uses_temperature() const { return temperature != 1.0 && !greedy(); }
-    SS_HD bool uses_top_k(std::int64_t vocab) const { return top_k > 0 && top_k < vocab; }
-    SS_HD bool uses_top_p() const { return top_p < 1.0; }
-    SS_HD bool uses_min_p() const { return min_p > 0.0; }
+    SS_HD bool uses_temperature() const { return gate_temperature(temperature); }
+    SS_HD bool uses_top_k(std::int64_t vocab) const { return gate_top_k(top_k, vocab); }
+    SS_HD bool uses_top_p() const { return gate_top_p(top_p); }
+    SS_HD bool uses_min_p() const { return gate_min_p(min_p); }
 };
 
 // Why a row could not be sampled (found while computing, after validation).

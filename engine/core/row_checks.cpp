@@ -29,8 +29,8 @@ InputError penalty_overflow_error(const std::string& penalty, std::int64_t id, d
                                    format_number(x) + "; use a smaller penalty");
 }
 
-InputError penalty_emptied_error(const std::string& penalty, const std::string& where) {
-    return InputError(penalty, where + penalty + " pushes every logit to -inf: nothing can be sampled");
+InputError penalty_emptied_error(const std::string& penalty, const std::string& where, const std::string& said) {
+    return InputError(penalty, where + (said.empty() ? penalty : said) + " pushes every logit to -inf: nothing can be sampled");
 }
 
 InputError temperature_overflow_error(double temperature, std::int64_t id, double largest, const std::string& where) {

@@ -21,8 +21,9 @@ void check_logits(std::span<const double> logits);
 
 // A penalty made the logit of `id` +inf or NaN; `penalty` names it ("repetition_penalty").
 InputError penalty_overflow_error(const std::string& penalty, std::int64_t id, double x, const std::string& where = "");
-// The penalties pushed every logit to -inf.
-InputError penalty_emptied_error(const std::string& penalty, const std::string& where = "");
+// The penalties pushed every logit to -inf; `penalty` names the field, `said`
+// (when not empty) how the message names it ("a penalty" where it is unknown).
+InputError penalty_emptied_error(const std::string& penalty, const std::string& where = "", const std::string& said = "");
 // l / T overflowed at `id`; `largest` is the largest |l| T divides, which
 // gives the smallest temperature these logits allow (unknown when negative).
 InputError temperature_overflow_error(double temperature, std::int64_t id, double largest, const std::string& where = "");

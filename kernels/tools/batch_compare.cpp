@@ -60,7 +60,7 @@ GoodnessOfFit fit_draws(const BatchInput& input, const std::vector<SampleTrace>&
     const BatchOutput draws = run_batch(input, run);
     GoodnessOfFit fit;
     fit.draws_per_row = options.draws;
-    ChiSquare total;
+    ChiSquareTest total;
     for (std::size_t r = 0; r < input.rows; ++r) {
         const SampleTrace& reference = traces[r];
         const auto& kept = reference.final_kept();
@@ -80,8 +80,8 @@ GoodnessOfFit fit_draws(const BatchInput& input, const std::vector<SampleTrace>&
         ++fit.rows;
     }
     fit.statistic = total.statistic;
-    fit.dof = total.dof;
-    fit.p_value = total.p_value();
+    fit.dof = static_cast<double>(total.degrees_of_freedom);
+    fit.p_value = total.p_value;
     return fit;
 }
 
