@@ -34,6 +34,38 @@ PipelineInput input_of(const PipelineExample& e, std::uint64_t seed) {
 class EmpiricalSamplingTest : public QObject {
     Q_OBJECT
 private slots:
+    // The one pooling rule and statistic (engine/stats/chi_square.h), against
+    // values worked by hand: 3 degrees of freedom have the closed form
+    // Q(3/2, x) = erfc(sqrt x) + 2 sqrt(x / pi) e^-x.
+    void pearsonTestKnownValues() {
+        const std::vector<GoodnessCell> cells{{10, 12}, {20, 18}, {30, 33}, {40, 37}};
+        const ChiSquareTest test = pearson_test(cells);
+        QCOMPARE(test.statistic, 0.4 + 0.2 + 0.3 + 0.225);
+        QCOMPARE(test.degrees_of_freedom, std::size_t{3});
+        QCOMPARE(test.bins, std::size_t{4});
+        const double x = 1.125 / 2;
+        const double closed = std::erfc(std::sqrt(x)) + 2.0 * std::sqrt(x / 3.141592653589793) * std::exp(-x);
+        QVERIFY(std::fabs(test.p_value - closed) < 1e-12);
+
+        // Cells expected below 5 pool into one bin (3 expected), still small, so
+        // it joins the smallest other bin: {50: 49, 47 + 3: 48 + 3}.
+        const std::vector<GoodnessCell> small{{1, 3}, {2, 0}, {50, 49}, {47, 48}};
+        const ChiSquareTest pooled = pearson_test(small);
+        QCOMPARE(pooled.bins, std::size_t{2});
+        QCOMPARE(pooled.degrees_of_freedom, std::size_t{1});
+        QVERIFY(std::fabs(pooled.statistic - (1.0 / 50 + 1.0 / 50)) < 1e-15);
+
+        // A draw no cell expects fails outright; rows add up.
+        const std::vector<GoodnessCell> impossible{{50, 50}, {50, 49}, {0, 1}};
+        const ChiSquareTest failed = pearson_test(impossible);
+        QCOMPARE(failed.impossible_draws, std::uint64_t{1});
+        QCOMPARE(failed.p_value, 0.0);
+        ChiSquareTest sum = test;
+        sum.add(pooled);
+        QCOMPARE(sum.degrees_of_freedom, std::size_t{4});
+        QCOMPARE(sum.p_value, chi_square_p_value(test.statistic + pooled.statistic, 4));
+    }
+
     void pValueClosedForms() {
         // df = 2: Q(1, x/2) = exp(-x/2).
         for (const double x : {0.1, 1.0, 5.991464547107979, 40.0}) {

@@ -1,32 +1,49 @@
-// Pearson's goodness-of-fit test, used to check that the fast mode's draws
-// follow the reference's q. Written here because the project's dependencies
-// (standard library, Eigen, nlohmann/json) have no incomplete gamma function.
+// Pearson's chi-square goodness of fit, written once for the empirical
+// histogram (engine/stats/empirical_sampling.h) and the batch engine's draws
+// (kernels/tools/batch_compare.h). The p-value is Eigen's regularised upper
+// incomplete gamma (unsupported/Eigen/SpecialFunctions).
+//
+// The pooling rule (docs/pipelines.md, "Empirical sampling"): Pearson's
+// approximation needs expected counts of about 5 or more, so every cell
+// expected to hold fewer than 5 draws is pooled into one bin, and that bin, if
+// it still expects fewer than 5, into the smallest of the other bins. A draw
+// of a cell whose expected count is 0 is impossible: the test then fails
+// outright (statistic +inf, p = 0).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
-namespace samplescope::batch {
+namespace samplescope {
 
-// P(X >= statistic) for X ~ chi-square with `dof` degrees of freedom: the
-// regularised upper incomplete gamma Q(dof / 2, statistic / 2).
+// P(X >= statistic) for X ~ chi-square with `dof` degrees of freedom:
+// Q(dof / 2, statistic / 2); 1 for dof = 0, 0 for an infinite statistic.
 double chi_square_p_value(double statistic, double dof);
 
-struct ChiSquare {
-    double statistic = 0.0;
-    double dof = 0.0;
-    void add(const ChiSquare& other) {
-        statistic += other.statistic;
-        dof += other.dof;
-    }
-    double p_value() const { return chi_square_p_value(statistic, dof); }
+struct GoodnessCell {
+    double expected = 0.0;       // expected count (N q)
+    std::uint64_t observed = 0;  // observed count
 };
 
-// Observed counts against expected probabilities (summing to 1) over `total`
-// draws. Cells expected to hold fewer than 5 draws are pooled (smallest first)
-// so the chi-square approximation holds; `outside` counts draws that fell in no
-// cell (each is charged as a cell with an expectation of 0.5 draws).
-ChiSquare chi_square_fit(std::span<const std::uint64_t> observed, std::span<const double> expected_probability,
-                         std::uint64_t total, std::uint64_t outside = 0);
+struct ChiSquareTest {
+    double statistic = 0.0;  // +inf when an impossible cell was drawn
+    std::size_t degrees_of_freedom = 0;
+    std::size_t bins = 0;    // after pooling
+    double p_value = 1.0;    // 1 when there is nothing to test (one bin)
+    std::uint64_t impossible_draws = 0;
 
-}  // namespace samplescope::batch
+    // Adds an independent test (another row): statistics, degrees of freedom,
+    // bins and impossible draws add; the p-value is that of the sums.
+    void add(const ChiSquareTest& other);
+};
+
+// The test over cells, pooled by the rule above.
+ChiSquareTest pearson_test(std::span<const GoodnessCell> cells);
+
+// Observed counts against expected probabilities over `total` draws; `outside`
+// draws fell in no cell (impossible draws).
+ChiSquareTest chi_square_fit(std::span<const std::uint64_t> observed, std::span<const double> expected_probability,
+                             std::uint64_t total, std::uint64_t outside = 0);
+
+}  // namespace samplescope

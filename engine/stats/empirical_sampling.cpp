@@ -96,53 +96,10 @@ Histogram draw_histogram(const IdList& kept, const Values& q, Pcg32& rng, std::u
     return h;
 }
 
-double chi_square_p_value(double statistic, std::size_t degrees_of_freedom) {
-    if (degrees_of_freedom == 0) return 1.0;
-    if (!std::isfinite(statistic)) return 0.0;
-    return Eigen::numext::igammac(0.5 * static_cast<double>(degrees_of_freedom), 0.5 * statistic);
-}
-
 ChiSquareTest chi_square_test(const Histogram& histogram, const IdList& ids, const Values& q) {
-    ChiSquareTest test;
-    const auto all = categories(histogram, ids, q);
-    // Pearson's approximation needs expected counts of about 5 or more: the
-    // small ones are pooled into one bin, and that bin, if still small, into
-    // the smallest of the others.
-    std::vector<Category> bins;
-    Category pooled;
-    for (const auto& c : all) {
-        if (c.expected == 0.0) {
-            test.impossible_draws += c.observed;
-        } else if (c.expected < 5.0) {
-            pooled.expected += c.expected;
-            pooled.observed += c.observed;
-        } else {
-            bins.push_back(c);
-        }
-    }
-    if (pooled.expected > 0.0) {
-        if (pooled.expected < 5.0 && !bins.empty()) {
-            auto smallest = std::min_element(bins.begin(), bins.end(),
-                                             [](const Category& x, const Category& y) { return x.expected < y.expected; });
-            smallest->expected += pooled.expected;
-            smallest->observed += pooled.observed;
-        } else {
-            bins.push_back(pooled);
-        }
-    }
-    test.bins = bins.size();
-    test.degrees_of_freedom = bins.empty() ? 0 : bins.size() - 1;
-    if (test.impossible_draws > 0) {
-        test.statistic = std::numeric_limits<double>::infinity();
-        test.p_value = 0.0;
-        return test;
-    }
-    for (const auto& b : bins) {
-        const double diff = static_cast<double>(b.observed) - b.expected;
-        test.statistic += diff * diff / b.expected;
-    }
-    test.p_value = chi_square_p_value(test.statistic, test.degrees_of_freedom);
-    return test;
+    std::vector<GoodnessCell> cells;
+    for (const auto& c : categories(histogram, ids, q)) cells.push_back({c.expected, c.observed});
+    return pearson_test(cells);
 }
 
 LargestDeviation largest_deviation(const Histogram& histogram, const IdList& ids, const Values& q) {

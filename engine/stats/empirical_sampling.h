@@ -11,6 +11,7 @@
 
 #include "engine/core/generator.h"
 #include "engine/pipelines/pipeline.h"
+#include "engine/stats/chi_square.h"
 
 namespace samplescope {
 
@@ -22,15 +23,6 @@ struct Histogram {
     std::vector<std::uint64_t> counts;   // how often each was drawn
     std::uint64_t draws = 0;             // draws done (fewer than asked when cancelled)
     bool cancelled = false;
-};
-
-struct ChiSquareTest {
-    // Infinite when an id with expected probability 0 was drawn.
-    double statistic = 0.0;
-    std::size_t degrees_of_freedom = 0;
-    std::size_t bins = 0;   // after pooling the ids whose expected count is below 5
-    double p_value = 1.0;   // 1 when there is nothing to test (one bin)
-    std::uint64_t impossible_draws = 0;  // draws of ids the expected q gives 0
 };
 
 struct LargestDeviation {
@@ -52,9 +44,6 @@ Histogram draw_histogram(const IdList& kept, const Values& q, Pcg32& rng, std::u
 ChiSquareTest chi_square_test(const Histogram& histogram, const IdList& ids, const Values& q);
 LargestDeviation largest_deviation(const Histogram& histogram, const IdList& ids, const Values& q);
 
-// The upper regularised incomplete gamma Q(a, x): the chi-square p-value is
-// Q(df / 2, statistic / 2).
-double chi_square_p_value(double statistic, std::size_t degrees_of_freedom);
 
 struct EmpiricalResult {
     PipelineTrace trace;  // the first step: kept set and exact q
