@@ -30,10 +30,4 @@ Pipeline resolve_pipeline(const PipelineOptions& options);
 // (engine/pipelines/pipeline_presets.h engine_defaults); custom pipelines have none.
 void apply_engine_defaults(const RequestOptions& given, const Pipeline& pipeline, ResolvedRequest& request);
 
-// `trace --pipeline NAME` for any pipeline but spec (which the trace command
-// runs as it always did): the trace JSON with the pipeline's own stages, one
-// object, or an array when steps > 1 (each token appended to the output ids).
-int print_pipeline_trace(const Pipeline& pipeline, const ResolvedRequest& input, std::int64_t steps,
-                         const TraceJsonOptions& json_options);
-
 }  // namespace samplescope::cli

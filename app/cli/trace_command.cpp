@@ -6,6 +6,7 @@
 #include "app/request_options.h"
 #include "engine/core/input_error.h"
 #include "engine/pipelines/request.h"
+#include "engine/json/pipeline_json.h"
 #include "engine/json/trace_json.h"
 #include "engine/json/trace_labels.h"
 
@@ -38,8 +39,9 @@ Command add_trace_command(CLI::App& app) {
         }
         const Pipeline pipeline = resolve_pipeline(*pipeline_options);
         if (*engine_defaults) apply_engine_defaults(*options, pipeline, input);
-        if (!pipeline.reference) return print_pipeline_trace(pipeline, input, *steps, TraceJsonOptions{*full});
-        Request request(input.params, input.prompt_ids, input.output_ids);
+        // One request for every pipeline; `spec` prints as the contract's trace,
+        // the others with their rules, flags and ignored parameters.
+        Request request(pipeline, input.params, input.prompt_ids, input.output_ids);
         request.skip_draws(input.skip_draws);
         const TraceJsonOptions json_options{*full};
         // Warnings go out only once the output has succeeded, so an error stays one line.
@@ -47,9 +49,10 @@ Command add_trace_command(CLI::App& app) {
             for (const auto& warning : input.warnings) std::cerr << "samplescope-cli: warning: " << warning << "\n";
         };
         const auto traced = [&]() {
-            const SampleTrace trace = request.step(input.logits);
-            auto json = trace_to_json(trace, json_options);
-            add_token_text(json, trace, input.labels);
+            const PipelineTrace trace = request.step_pipeline(input.logits);
+            auto json = pipeline.reference ? trace_to_json(trace.trace, json_options)
+                                           : pipeline_trace_to_json(trace, json_options);
+            add_token_text(json, trace.trace, input.labels);
             return json;
         };
         if (*steps == 1) {

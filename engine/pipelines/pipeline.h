@@ -185,8 +185,8 @@ struct Pipeline {
     std::string title;
     std::vector<PipelineStep> steps;
     std::int64_t penalty_last_n = 64;  // the window of the last_n penalty rules (llama.cpp default)
-    // Only `spec`: run by the reference sampler itself (engine/pipelines/sampler.h), so the
-    // contract has one implementation.
+    // Only `spec`: the contract's own pipeline, whose traces print as the
+    // contract's JSON (engine/json/trace_json.h) rather than a preset's.
     bool reference = false;
 
     const PipelineStep* find_step(Stage stage) const;

@@ -1,15 +1,24 @@
 #include "engine/pipelines/request.h"
 
+#include "engine/pipelines/pipeline_presets.h"
+#include "engine/pipelines/pipeline_runner.h"
+
 namespace samplescope {
 
 Request::Request(SamplingParams params, std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids)
-    : params_(params),
+    : Request(preset_pipeline("spec"), params, std::move(prompt_ids), std::move(output_ids)) {}
+
+Request::Request(Pipeline pipeline, SamplingParams params, std::vector<std::int64_t> prompt_ids,
+                 std::vector<std::int64_t> output_ids)
+    : pipeline_(std::move(pipeline)),
+      params_(params),
       seed_(params.seed.value_or(choose_seed())),
       prompt_(std::move(prompt_ids)),
       output_(std::move(output_ids)),
       initial_output_(output_),
       rng_(stream(seed_, kSampleLabel)) {
     validate(params_);
+    check_pipeline(pipeline_);
     params_.seed = seed_;
 }
 
@@ -24,24 +33,13 @@ void Request::set_params(const SamplingParams& params) {
     params_.seed = seed_;
 }
 
-SampleTrace Request::step(std::span<const double> logits) {
-    const HistoryCounts history = count_history(prompt_, output_, logits.size());
+PipelineTrace Request::step_pipeline(std::span<const double> logits) {
     Pcg32 rng = rng_;  // committed only when the step succeeds
-    SampleTrace trace = trace_step(StepInput{logits, params_, history}, rng, seed_, draws_);
+    PipelineTrace trace = run_pipeline(pipeline_, PipelineInput{logits, params_, prompt_, output_}, rng, seed_, draws_);
     rng_ = rng;
-    draws_ = trace.draws_consumed;
-    output_.push_back(trace.token);
+    draws_ = trace.trace.draws_consumed;
+    output_.push_back(trace.trace.token);
     return trace;
-}
-
-SampleResult Request::step_lean(std::span<const double> logits) {
-    const HistoryCounts history = count_history(prompt_, output_, logits.size());
-    Pcg32 rng = rng_;
-    const SampleResult result = sample_step(StepInput{logits, params_, history}, rng);
-    rng_ = rng;
-    if (result.u) ++draws_;
-    output_.push_back(result.token);
-    return result;
 }
 
 void Request::reset() {

@@ -1,4 +1,5 @@
-// A multi-token request: it owns the seed's stream and the history, so each
+// A multi-token request through one pipeline (the contract's `spec` unless
+// another is given): it owns the seed's stream and the history, so each
 // step's penalties see the tokens drawn before it and the stream advances by
 // the contract's draw accounting (one uniform per sampled token, none when greedy).
 #pragma once
@@ -8,23 +9,26 @@
 #include <vector>
 
 #include "engine/core/generator.h"
-#include "engine/pipelines/sampler.h"
+#include "engine/pipelines/pipeline.h"
 
 namespace samplescope {
 
 class Request {
 public:
-    // Uses params.seed, or chooses one. Throws InputError for bad parameters.
+    // Uses params.seed, or chooses one. Throws InputError for bad parameters
+    // or a bad pipeline. Without a pipeline, the contract's.
     explicit Request(SamplingParams params, std::vector<std::int64_t> prompt_ids = {},
                      std::vector<std::int64_t> output_ids = {});
+    Request(Pipeline pipeline, SamplingParams params, std::vector<std::int64_t> prompt_ids = {},
+            std::vector<std::int64_t> output_ids = {});
 
     // Discards n uniforms, as a decode worker does after a prefill worker drew n.
     void skip_draws(std::uint64_t n);
 
     // Samples from these logits, appends the token to the output ids, advances
     // the stream. Throws InputError (and changes nothing) on bad input.
-    SampleTrace step(std::span<const double> logits);
-    SampleResult step_lean(std::span<const double> logits);
+    PipelineTrace step_pipeline(std::span<const double> logits);
+    SampleTrace step(std::span<const double> logits) { return step_pipeline(logits).trace; }
 
     // Back to the first draw of the seed's stream and the original history.
     void reset();
@@ -33,10 +37,12 @@ public:
     std::uint64_t draws_consumed() const { return draws_; }
     const SamplingParams& params() const { return params_; }
     void set_params(const SamplingParams& params);  // keeps the seed, the stream and the history
+    const Pipeline& pipeline() const { return pipeline_; }
     const std::vector<std::int64_t>& prompt_ids() const { return prompt_; }
     const std::vector<std::int64_t>& output_ids() const { return output_; }
 
 private:
+    Pipeline pipeline_;
     SamplingParams params_;
     std::uint64_t seed_;
     std::vector<std::int64_t> prompt_;
