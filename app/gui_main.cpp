@@ -70,7 +70,7 @@ bool has_request_flags(const samplescope::RequestOptions& options) {
     for (const auto& [key, text] : options.param_text) {
         if (!text.empty()) return true;
     }
-    return !options.seed.empty() || !options.prompt_ids.empty() || !options.output_ids.empty() || options.skip_draws > 0;
+    return !options.seed.empty() || !options.prompt_ids.empty() || !options.output_ids.empty() || !options.skip_draws.empty();
 }
 
 struct StartRequest {
