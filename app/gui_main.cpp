@@ -4,6 +4,7 @@
 // window offscreen with those inputs, saves it and exits (exit 2 with one line
 // on bad input).
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -142,7 +143,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForHelp& help) {
         return app.exit(help);
     } catch (const CLI::ParseError& error) {
-        std::cerr << "samplescope: " << error.what() << "\n";
+        std::cerr << "samplescope: " << samplescope::escape_text(error.what()) << "\n";
         return 2;
     }
 
@@ -161,6 +162,9 @@ int main(int argc, char** argv) {
         if (!vocab_file.empty()) vocabulary = samplescope::load_vocabulary(vocab_file);
     } catch (const samplescope::InputError& error) {
         std::cerr << "samplescope: " << error.what() << "\n";
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "samplescope: out of memory (try a smaller input or a lower --max-memory)\n";
         return 2;
     }
 
@@ -194,14 +198,25 @@ int main(int argc, char** argv) {
                 if (!view.tab.empty()) window.show_view(tab_widget(window, view.tab));
             }
             if (view.select >= 0) window.select_token(static_cast<std::int32_t>(view.select));
+            // What the engine refused while drawing (a temperature the CLI
+            // refuses too) is refused here as there: exit 2, one line, no PNG.
+            if (!window.last_failure().isEmpty()) {
+                std::cerr << "samplescope: " << samplescope::escape_text(window.last_failure().toStdString()) << "\n";
+                return 2;
+            }
             if (!window.error_banner()->isHidden() && !window.error_banner()->is_warning()) {
-                std::cerr << "samplescope: " << window.error_banner()->message().toStdString() << "\n";
+                std::cerr << "samplescope: " << samplescope::escape_text(window.error_banner()->message().toStdString())
+                          << "\n";
+                return 2;
             }
             window.save_screenshot(QString::fromStdString(view.screenshot));
             return 0;
         }
     } catch (const samplescope::InputError& error) {
         std::cerr << "samplescope: " << error.what() << "\n";
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "samplescope: out of memory (try a smaller input or a lower --max-memory)\n";
         return 2;
     }
     if (view.select >= 0) window.select_token(static_cast<std::int32_t>(view.select));
