@@ -187,12 +187,12 @@ std::uint64_t trace_memory_estimate(std::size_t vocab, std::uint64_t steps, bool
     const auto v = static_cast<std::uint64_t>(vocab);
     // Measured peaks (docs/loaders.md): about 800 bytes per id for one trace
     // at V = 10^6, 480 per id and step for a held --steps array. The estimate
-    // stays above them: a fixed 32 MiB for the process and its reading, about
+    // stays above them: a fixed 48 MiB for the process and its reading, about
     // 40 V-long vectors of doubles and ids inside the engine, and a step's JSON
     // (an nlohmann value is 16 bytes plus its share of containers and text):
     // the kept ids, probabilities, cumulative sums and the truncation stages'
     // kept lists, and with --full every stage's logits and probabilities.
-    constexpr std::uint64_t kBase = 32ULL << 20;
+    constexpr std::uint64_t kBase = 48ULL << 20;
     const std::uint64_t working = saturating_mul(v, 40 * 8);
     const std::uint64_t json_per_step = saturating_mul(v, full ? (8 + 2 * kStageCount) * 80 : 8 * 80);
     const std::uint64_t held_steps = kept_json ? steps : 1;
