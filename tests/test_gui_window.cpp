@@ -384,6 +384,15 @@ private slots:
         QCOMPARE(QString::fromUtf8(wrapped.readAllStandardError()).trimmed(),
                  QStringLiteral("samplescope: --skip-draws must be an integer in [0, 18446744073709551615], got \"-1\""));
         QVERIFY(!QFile::exists(png));
+        // The GUI's own index flag: an id past 2^31 was cut to 32 bits.
+        QProcess select;
+        select.start(QStringLiteral(SAMPLESCOPE_APP), {QStringLiteral("--screenshot"), png, QStringLiteral("--values"),
+                                                       QStringLiteral("1,2"), QStringLiteral("--select"), QStringLiteral("4294967297")});
+        QVERIFY(select.waitForFinished(60000));
+        QCOMPARE(select.exitCode(), 2);
+        QCOMPARE(QString::fromUtf8(select.readAllStandardError()).trimmed(),
+                 QStringLiteral("samplescope: --select must be an integer in [0, 2147483647], got \"4294967297\""));
+        QVERIFY(!QFile::exists(png));
     }
 };
 
