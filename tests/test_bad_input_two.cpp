@@ -373,6 +373,18 @@ private slots:
         expect_cli_refused({"trace", "--logits", write_file(dir, "esc.txt", "1 \x1b[2J\x07\n")}, {"\\x1B[2J\\x07"});
     }
 
+    // A repetition penalty far below 1 overflows by dividing: "smaller" was the wrong advice.
+    void penaltyAdviceFitsBothDirections() {
+        expect_cli_refused({"trace", "--values", "1000,2", "--prompt-ids", "0", "--repetition-penalty", "1e-320"},
+                           {"repetition_penalty", "closer to its off value"});
+        expect_cli_refused({"batch", "--generate", "1,8", "--params",
+                            [] {
+                                static QTemporaryDir dir;
+                                return write_file(dir, "pen.json", "[{\"repetition_penalty\": 1e-320, \"prompt_ids\": [0, 1, 2, 3, 4, 5, 6, 7]}]");
+                            }()},
+                           {"closer to its off value"});
+    }
+
     // A thread that cannot start is exit 2, never an abort; absurd counts are refused first.
     void threadCountsAreBounded() {
         expect_cli_refused({"batch", "--generate", "4,8", "--threads", "100000"}, {"--threads", "\"100000\""});

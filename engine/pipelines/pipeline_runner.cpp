@@ -160,7 +160,7 @@ private:
             const double x = logits_[id];
             if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) {
                 throw InputError(penalty, std::string(penalty) + " makes the logit of id " + std::to_string(id) +
-                                              " " + format_number(x) + "; use a smaller penalty");
+                                              " " + format_number(x) + "; use a penalty closer to its off value (1 for repetition, 0 for presence and frequency)");
             }
             if (std::isfinite(x)) still_finite.push_back(id);
         }

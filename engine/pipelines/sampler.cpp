@@ -221,7 +221,7 @@ private:
             const double x = logits_[id];
             if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) {
                 throw InputError(penalty, std::string(penalty) + " makes the logit of id " + std::to_string(id) +
-                                              " " + format_number(x) + "; use a smaller penalty");
+                                              " " + format_number(x) + "; use a penalty closer to its off value (1 for repetition, 0 for presence and frequency)");
             }
             changed = changed || (std::isinf(x) && std::binary_search(kept_.begin(), kept_.end(), id));
         }
