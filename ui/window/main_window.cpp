@@ -409,6 +409,8 @@ bool MainWindow::open_logits_file(const QString& path, const QString& tensor) {
         return true;
     } catch (const InputError& error) {
         show_error(QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
+    } catch (const std::bad_alloc&) {
+        show_error(path + QStringLiteral(": out of memory while loading it. The previous logits are unchanged."));
     } catch (const std::exception& error) {
         show_error(path + QStringLiteral(": ") + QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
     }
