@@ -407,6 +407,23 @@ private slots:
         expect_cli_refused({"trace", "--logits", wide, "--max-memory", "256M", "--steps", "100", "--pipeline", "llamacpp"},
                            {"100 step(s)", "--max-memory"}, 10000);
         QVERIFY(expect_cli_json({"trace", "--logits", wide, "--seed", "1", "--max-memory", "256M"}).isObject());
+
+        // A 2 GB sparse f16 .npy whose doubles alone need 8 GiB: refused from the
+        // header, before anything is allocated, by both commands.
+        std::string header = "{'descr': '<f2', 'fortran_order': False, 'shape': (8000, 128256), }";
+        while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+        header += '\n';
+        QByteArray npy("\x93NUMPY\x01\x00", 8);
+        npy += static_cast<char>(header.size() & 0xFF);
+        npy += static_cast<char>(header.size() >> 8);
+        npy += QByteArray::fromStdString(header);
+        const QString sparse = write_file(dir, "sparse.npy", npy);
+        {
+            QFile file(sparse);
+            QVERIFY(file.resize(npy.size() + qint64{8000} * 128256 * 2));
+        }
+        expect_cli_refused({"batch", "--logits", sparse, "--max-memory", "4G"}, {"sparse.npy", "too large to load"}, 5000);
+        expect_cli_refused({"trace", "--logits", sparse, "--max-memory", "4G"}, {"sparse.npy", "too large to load"}, 5000);
     }
 
     // Under an address-space limit the default budget shrinks with it: refused
