@@ -4,6 +4,8 @@
 // window offscreen with those inputs, saves it and exits (exit 2 with one line
 // on bad input).
 #include <iostream>
+#include <limits>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 
 #include "app/request_options.h"
 #include "engine/core/input_error.h"
+#include "engine/core/number_text.h"
 #include "engine/pipelines/pipeline_examples.h"
 #include "engine/io/vocabulary.h"
 #include "ui/common/examples.h"
@@ -31,6 +34,10 @@ struct ViewOptions {
     int top_n = 0;
     bool log_scale = false;
     std::int64_t select = -1;
+    // The count and index flags as typed, read signed then ranged (engine/core/number_text.h).
+    std::string top_n_text;
+    std::string select_text;
+    std::string histogram_draws_text;
     std::string pipeline_example;  // a "Where engines differ" example's key
     int histogram_draws = 0;       // > 0: run the empirical histogram with this many draws
 };
@@ -70,7 +77,7 @@ bool has_request_flags(const samplescope::RequestOptions& options) {
     for (const auto& [key, text] : options.param_text) {
         if (!text.empty()) return true;
     }
-    return !options.seed.empty() || !options.prompt_ids.empty() || !options.output_ids.empty() || options.skip_draws > 0;
+    return !options.seed.empty() || !options.prompt_ids.empty() || !options.output_ids.empty() || !options.skip_draws.empty();
 }
 
 struct StartRequest {
@@ -131,18 +138,20 @@ int main(int argc, char** argv) {
     app.add_option("--pipeline-example", view.pipeline_example,
                    "Open a 'Where engines differ' example (its row, parameters and the two pipelines) in Compare pipelines")
         ->check(CLI::IsMember(example_keys));
-    app.add_option("--histogram-draws", view.histogram_draws,
+    app.add_option("--histogram-draws", view.histogram_draws_text,
                    "Run the empirical histogram with N draws (1 to 1,000,000) and show it")
-        ->check(CLI::Range(1, 1000000));
-    app.add_option("--top-n", view.top_n, "Bars per stage plot (the rest are summed into one bar)")->check(CLI::Range(2, 2000));
+        ->check(samplescope::non_empty_value());
+    app.add_option("--top-n", view.top_n_text, "Bars per stage plot, 2 to 2000 (the rest are summed into one bar)")
+        ->check(samplescope::non_empty_value());
     app.add_flag("--log-scale", view.log_scale, "Probability axes on a log scale");
-    app.add_option("--select", view.select, "Token id to highlight in every plot and the table");
+    app.add_option("--select", view.select_text, "Token id to highlight in every plot and the table")
+        ->check(samplescope::non_empty_value());
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& help) {
         return app.exit(help);
     } catch (const CLI::ParseError& error) {
-        std::cerr << "samplescope: " << error.what() << "\n";
+        std::cerr << "samplescope: " << samplescope::escape_text(error.what()) << "\n";
         return 2;
     }
 
@@ -153,6 +162,15 @@ int main(int argc, char** argv) {
     std::optional<StartRequest> start;
     std::optional<samplescope::Vocabulary> vocabulary;
     try {
+        using samplescope::parse_int_in_range;
+        if (!view.top_n_text.empty()) view.top_n = static_cast<int>(parse_int_in_range(view.top_n_text, "top-n", "--top-n", 2, 2000));
+        if (!view.histogram_draws_text.empty()) {
+            view.histogram_draws =
+                static_cast<int>(parse_int_in_range(view.histogram_draws_text, "histogram-draws", "--histogram-draws", 1, 1000000));
+        }
+        if (!view.select_text.empty()) {
+            view.select = parse_int_in_range(view.select_text, "select", "--select", 0, std::numeric_limits<std::int32_t>::max());
+        }
         if (!view.pipeline_example.empty() && (has_logits_input(request_options) || has_request_flags(request_options))) {
             throw samplescope::InputError("pipeline-example", "--pipeline-example brings its own row and parameters; "
                                                               "give no logits or parameter flags with it");
@@ -161,6 +179,9 @@ int main(int argc, char** argv) {
         if (!vocab_file.empty()) vocabulary = samplescope::load_vocabulary(vocab_file);
     } catch (const samplescope::InputError& error) {
         std::cerr << "samplescope: " << error.what() << "\n";
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "samplescope: out of memory (try a smaller input or a lower --max-memory)\n";
         return 2;
     }
 
@@ -194,14 +215,25 @@ int main(int argc, char** argv) {
                 if (!view.tab.empty()) window.show_view(tab_widget(window, view.tab));
             }
             if (view.select >= 0) window.select_token(static_cast<std::int32_t>(view.select));
+            // What the engine refused while drawing (a temperature the CLI
+            // refuses too) is refused here as there: exit 2, one line, no PNG.
+            if (!window.last_failure().isEmpty()) {
+                std::cerr << "samplescope: " << samplescope::escape_text(window.last_failure().toStdString()) << "\n";
+                return 2;
+            }
             if (!window.error_banner()->isHidden() && !window.error_banner()->is_warning()) {
-                std::cerr << "samplescope: " << window.error_banner()->message().toStdString() << "\n";
+                std::cerr << "samplescope: " << samplescope::escape_text(window.error_banner()->message().toStdString())
+                          << "\n";
+                return 2;
             }
             window.save_screenshot(QString::fromStdString(view.screenshot));
             return 0;
         }
     } catch (const samplescope::InputError& error) {
         std::cerr << "samplescope: " << error.what() << "\n";
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "samplescope: out of memory (try a smaller input or a lower --max-memory)\n";
         return 2;
     }
     if (view.select >= 0) window.select_token(static_cast<std::int32_t>(view.select));

@@ -2,9 +2,14 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 #include <string_view>
 
 #include "engine/core/input_error.h"
+#include "engine/core/memory_budget.h"
+#include "engine/core/number_text.h"
+#include "engine/core/stage.h"
 #include "engine/io/logits_loader.h"
 #include "engine/pipelines/sampler.h"
 #include "engine/core/token_history.h"
@@ -28,32 +33,50 @@ std::string trim(std::string_view text) {
     return std::string(text.substr(begin, end - begin));
 }
 
-std::vector<std::string> split_list(const std::string& text) {
+// Items separated by commas or white space; an empty field between two commas
+// (or before the first) is refused rather than dropped, so ids never shift.
+std::vector<std::string> split_list(const std::string& text, const char* field) {
     std::vector<std::string> items;
     std::string current;
+    bool field_open = true;  // no item since the last comma (or the start)
+    std::optional<std::size_t> empty_at;  // the first empty field's position
+    const auto flush = [&]() {
+        const std::string item = trim(current);
+        if (!item.empty()) {
+            items.push_back(item);
+            field_open = false;
+        }
+        current.clear();
+    };
     for (const char c : text) {
-        if (c == ',' || c == ' ' || c == '\t' || c == '\n') {
-            if (!trim(current).empty()) items.push_back(trim(current));
-            current.clear();
+        if (c == ',') {
+            flush();
+            if (field_open && !empty_at) empty_at = items.size();
+            field_open = true;
+        } else if (c == ' ' || c == '\t' || c == '\n') {
+            flush();
         } else {
             current.push_back(c);
         }
     }
-    if (!trim(current).empty()) items.push_back(trim(current));
+    flush();
+    // Nothing but separators is no values at all (the contract's V = 0 message).
+    if (empty_at && !items.empty()) {
+        throw InputError(field, std::string(field) + " has an empty field at position " + std::to_string(*empty_at) +
+                                    " in \"" + text + "\"");
+    }
     return items;
 }
 
-// strtod accepts "nan", "inf" and hex floats, so NaN and inf reach the
-// contract's checks and get its messages rather than a parse error.
-std::optional<double> parse_double(const std::string& text) {
-    if (text.empty()) return std::nullopt;
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size()) return std::nullopt;
-    return value;
-}
-
 }  // namespace
+
+CLI::Validator non_empty_value() {
+    return CLI::Validator(
+        [](std::string& value) -> std::string {
+            return trim(value).empty() ? std::string("the value is empty; give one or leave the flag out") : std::string();
+        },
+        "", "non-empty");
+}
 
 void add_request_options(CLI::App& app, RequestOptions& options) {
     app.add_option("--logits", options.logits_file,
@@ -66,25 +89,33 @@ void add_request_options(CLI::App& app, RequestOptions& options) {
                    "Token labels: a tokenizer.json, vocab.json, vocab.txt or .gguf (metadata only)");
     app.add_flag("--u2-as-bf16", options.u2_as_bf16, "Read .npy uint16 data (<u2, >u2) as bfloat16 bits");
     app.add_option("--values", options.values, "Logits typed inline, comma separated, e.g. \"1,3,2,3,-1\"");
-    app.add_option("--row", options.row, "Row of a 2-D logits file (default 0)");
+    app.add_option("--row", options.row, "Row of a 2-D logits file (default 0)")->check(non_empty_value());
     for (const auto& info : kParams) {
         auto* option = app.add_option(flag_name(info.key), options.param_text[std::string(info.key)],
                                       std::string(info.formula) + " Valid: " + std::string(info.valid_range) + ".");
         option->default_str(format_number(info.default_value));
+        option->check(non_empty_value());
     }
-    app.add_option("--seed", options.seed, "Seed, a decimal integer in [0, 2^64-1]; chosen and reported when absent");
+    app.add_option("--seed", options.seed, "Seed, a decimal integer in [0, 2^64-1]; chosen and reported when absent")
+        ->check(non_empty_value());
     app.add_option("--prompt-ids", options.prompt_ids, "Prompt ids, e.g. \"1,2,2\" (repetition penalty)");
     app.add_option("--output-ids", options.output_ids,
                    "Ids generated so far, e.g. \"3,3\" (all three penalties)");
-    app.add_option("--skip-draws", options.skip_draws, "Discard this many uniforms of the stream first");
+    app.add_option("--skip-draws", options.skip_draws,
+                   "Discard this many uniforms of the stream first, 0 to 2^64-2 (an O(log n) jump)")
+        ->check(non_empty_value());
+    app.add_option("--max-memory", options.max_memory,
+                   "Memory the whole run may use, e.g. 4G or 512M (default: half of the smaller of physical "
+                   "memory and the address-space limit)")
+        ->check(non_empty_value());
 }
 
 bool has_logits_input(const RequestOptions& options) { return !options.logits_file.empty() || !options.values.empty(); }
 
 std::vector<double> parse_value_list(const std::string& text) {
     std::vector<double> values;
-    for (const auto& item : split_list(text)) {
-        const auto value = parse_double(item);
+    for (const auto& item : split_list(text, "values")) {
+        const auto value = parse_real(item);
         if (!value) throw InputError("values", "values must be numbers, got \"" + item + "\"");
         values.push_back(*value);
     }
@@ -98,16 +129,27 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
     if (!options.logits_file.empty() && !options.values.empty()) {
         throw InputError("logits", "give either --logits or --values, not both");
     }
+    out.memory_budget = parse_memory_budget(trim(options.max_memory));
+    const std::int64_t row = options.row.empty() ? 0
+                                                 : parse_int_in_range(trim(options.row), "row", "--row", 0,
+                                                                      std::numeric_limits<std::int64_t>::max());
+    out.skip_draws = options.skip_draws.empty()
+                         ? 0
+                         : parse_uint_in_range(trim(options.skip_draws), "skip_draws", "--skip-draws", 0,
+                                               std::numeric_limits<std::uint64_t>::max());
+    // Every command takes at least one draw after the skipped ones.
+    check_draw_counter(out.skip_draws, 1, "skip_draws");
     if (!options.logits_file.empty()) {
         LoadOptions load;
+        load.memory_limit_bytes = out.memory_budget;
         load.tensor = options.tensor;
         load.u2_as_bfloat16 = options.u2_as_bf16;
         LogitsMatrix matrix = load_logits_file(options.logits_file, load);
-        if (options.row < 0 || static_cast<std::uint64_t>(options.row) >= matrix.rows) {
-            throw InputError("row", "--row " + std::to_string(options.row) + " is outside [0, " +
+        if (static_cast<std::uint64_t>(row) >= matrix.rows) {
+            throw InputError("row", "--row " + std::to_string(row) + " is outside [0, " +
                                         std::to_string(matrix.rows) + ") for " + options.logits_file);
         }
-        out.logits = matrix.row(static_cast<std::size_t>(options.row));
+        out.logits = matrix.row(static_cast<std::size_t>(row));
         out.labels = std::move(matrix.labels);
         out.notes = std::move(matrix.notes);
         file_prompt_ids = std::move(matrix.prompt_ids);
@@ -120,8 +162,11 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
     for (const auto& [key, text] : options.param_text) {
         if (text.empty()) continue;
         const auto param = param_from_key(key);
-        const auto value = parse_double(trim(text));
+        const auto value = parse_real(trim(text));
         if (!value) throw InputError(key, key + " must be a number, got \"" + text + "\"");
+        if (real_overflows(trim(text))) {
+            throw InputError(key, key + " must be a number, got \"" + text + "\" (outside the range of a double)");
+        }
         set_param(out.params, *param, *value);
     }
     if (!options.seed.empty()) out.params.seed = parse_seed(trim(options.seed));
@@ -132,9 +177,26 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
         out.labels = std::move(labels.labels);
         out.warnings.insert(out.warnings.end(), labels.warnings.begin(), labels.warnings.end());
     }
-    out.skip_draws = options.skip_draws;
     check_logits(out.logits);
+    check_memory(trace_memory_estimate(out.logits.size(), 1, false, true), out.memory_budget,
+                 "one trace of V = " + std::to_string(out.logits.size()));
     return out;
+}
+
+std::uint64_t trace_memory_estimate(std::size_t vocab, std::uint64_t steps, bool full, bool kept_json) {
+    const auto v = static_cast<std::uint64_t>(vocab);
+    // Measured peaks (docs/loaders.md): about 800 bytes per id for one trace
+    // at V = 10^6, 480 per id and step for a held --steps array. The estimate
+    // stays above them: a fixed 48 MiB for the process and its reading, about
+    // 40 V-long vectors of doubles and ids inside the engine, and a step's JSON
+    // (an nlohmann value is 16 bytes plus its share of containers and text):
+    // the kept ids, probabilities, cumulative sums and the truncation stages'
+    // kept lists, and with --full every stage's logits and probabilities.
+    constexpr std::uint64_t kBase = 48ULL << 20;
+    const std::uint64_t working = saturating_mul(v, 40 * 8);
+    const std::uint64_t json_per_step = saturating_mul(v, full ? (8 + 2 * kStageCount) * 80 : 8 * 80);
+    const std::uint64_t held_steps = kept_json ? steps : 1;
+    return saturating_add(saturating_add(kBase, working), saturating_mul(json_per_step, held_steps));
 }
 
 }  // namespace samplescope

@@ -204,7 +204,7 @@ void throw_first_row_error(std::span<const RowResult> results, std::int32_t draw
             case RowError::None: break;
             case RowError::PenaltyOverflow:
                 throw InputError("penalty", row_name(r) + ": a penalty makes the logit of id " + id +
-                                                " overflow; use a smaller penalty");
+                                                " overflow; use a penalty closer to its off value (1 for repetition, 0 for presence and frequency)");
             case RowError::PenaltyEmptiedRow: throw penalty_emptied_error("penalty", row_name(r) + ": ", "a penalty");
             case RowError::TemperatureOverflow:
                 throw temperature_overflow_error(input.temperature[r], result.error_id, -1.0, row_name(r) + ": ");

@@ -3,11 +3,15 @@
 // result depends only on that row, so the split across threads cannot change it.
 #include <algorithm>
 #include <atomic>
+#include <exception>
+#include <mutex>
+#include <string>
 #include <thread>
 
 #include "kernels/batch_backends.h"
 #include "kernels/exact_row.h"
 #include "kernels/fast_row_host.h"
+#include "engine/core/input_error.h"
 
 namespace samplescope::batch {
 
@@ -73,22 +77,42 @@ unsigned run_host(const BatchInput& input, const BatchOptions& options, std::vec
     const unsigned wanted = options.threads ? options.threads : hardware;
     const auto threads = static_cast<unsigned>(std::min<std::size_t>(wanted, std::max<std::size_t>(input.rows, 1)));
     std::atomic<std::size_t> next{0};
+    // The first failure of any worker (out of memory, a bad row) is rethrown
+    // here once every thread has stopped: an exception never leaves a thread.
+    std::mutex failure_lock;
+    std::exception_ptr failure;
     const auto work = [&]() {
-        HostWorker worker;
-        for (std::size_t row = next++; row < input.rows; row = next++) {
-            worker.run_row(input, options, row, results.data() + row * static_cast<std::size_t>(options.draws),
-                           options.kept_mask ? mask.data() + row * input.vocab : nullptr);
+        try {
+            HostWorker worker;
+            for (std::size_t row = next++; row < input.rows; row = next++) {
+                worker.run_row(input, options, row, results.data() + row * static_cast<std::size_t>(options.draws),
+                               options.kept_mask ? mask.data() + row * input.vocab : nullptr);
+            }
+        } catch (...) {
+            next = input.rows;
+            const std::lock_guard<std::mutex> guard(failure_lock);
+            if (!failure) failure = std::current_exception();
         }
     };
     if (threads <= 1) {
         work();
+        if (failure) std::rethrow_exception(failure);
         return 1;
     }
     std::vector<std::thread> pool;
-    pool.reserve(threads - 1);
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    std::string start_error;
+    try {
+        pool.reserve(threads - 1);
+        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    } catch (const std::exception& error) {
+        // The threads already started finish the rows; the run is still refused.
+        start_error = "thread " + std::to_string(pool.size() + 1) + " of " + std::to_string(threads) +
+                      " could not start (" + error.what() + ")";
+    }
     work();
     for (auto& thread : pool) thread.join();
+    if (failure) std::rethrow_exception(failure);
+    if (!start_error.empty()) throw InputError("threads", "--threads " + std::to_string(wanted) + ": " + start_error);
     return threads;
 }
 

@@ -352,6 +352,48 @@ private slots:
                  QStringLiteral("samplescope: ") + QString::fromStdString(*param_error(Param::TopP, 2.0)));
         QVERIFY(!QFile::exists(dir_.filePath(QStringLiteral("bad.png"))));
     }
+
+    // What the CLI refuses only once it samples (a temperature so small that the
+    // logits overflow), the screenshot refuses too: exit 2, the CLI's line, no PNG.
+    void screenshotRefusesWhatTheCliRefuses() {
+        const QStringList input{QStringLiteral("--values"), QStringLiteral("1000,2"), QStringLiteral("--temperature"),
+                                QStringLiteral("1e-308"), QStringLiteral("--seed"), QStringLiteral("0")};
+        QProcess cli;
+        cli.start(QStringLiteral(SAMPLESCOPE_CLI), QStringList{QStringLiteral("trace")} + input);
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 2);
+        const QString cli_line = QString::fromUtf8(cli.readAllStandardError()).trimmed();
+        QVERIFY(cli_line.startsWith(QStringLiteral("samplescope-cli: ")));
+
+        const QString png = dir_.filePath(QStringLiteral("refused.png"));
+        QProcess app;
+        app.start(QStringLiteral(SAMPLESCOPE_APP), QStringList{QStringLiteral("--screenshot"), png} + input);
+        QVERIFY(app.waitForFinished(60000));
+        QCOMPARE(app.exitCode(), 2);
+        // Qt may say something of its own first (offscreen platform notes): the refusal is the last line.
+        const QString app_line = QString::fromUtf8(app.readAllStandardError()).trimmed().split('\n').last();
+        QCOMPARE(app_line.mid(QStringLiteral("samplescope: ").size()), cli_line.mid(QStringLiteral("samplescope-cli: ").size()));
+        QVERIFY(!QFile::exists(png));
+
+        // A count the CLI refuses as typed, the GUI refuses with the same words.
+        QProcess wrapped;
+        wrapped.start(QStringLiteral(SAMPLESCOPE_APP), {QStringLiteral("--screenshot"), png, QStringLiteral("--values"),
+                                                        QStringLiteral("1,2"), QStringLiteral("--skip-draws"), QStringLiteral("-1")});
+        QVERIFY(wrapped.waitForFinished(60000));
+        QCOMPARE(wrapped.exitCode(), 2);
+        QCOMPARE(QString::fromUtf8(wrapped.readAllStandardError()).trimmed(),
+                 QStringLiteral("samplescope: --skip-draws must be an integer in [0, 18446744073709551615], got \"-1\""));
+        QVERIFY(!QFile::exists(png));
+        // The GUI's own index flag: an id past 2^31 was cut to 32 bits.
+        QProcess select;
+        select.start(QStringLiteral(SAMPLESCOPE_APP), {QStringLiteral("--screenshot"), png, QStringLiteral("--values"),
+                                                       QStringLiteral("1,2"), QStringLiteral("--select"), QStringLiteral("4294967297")});
+        QVERIFY(select.waitForFinished(60000));
+        QCOMPARE(select.exitCode(), 2);
+        QCOMPARE(QString::fromUtf8(select.readAllStandardError()).trimmed(),
+                 QStringLiteral("samplescope: --select must be an integer in [0, 2147483647], got \"4294967297\""));
+        QVERIFY(!QFile::exists(png));
+    }
 };
 
 QTEST_MAIN(GuiWindowTest)

@@ -37,7 +37,7 @@ Command add_batch_command(CLI::App& app) {
             batch::BatchOptions options;
             options.mode = mode;
             options.backend = batch::parse_backend(*backend);
-            options.threads = flags->threads;
+            options.threads = batch_threads(*flags);
             output = batch::run_batch(input, options);
             ran = std::string(batch::backend_name(output.backend));
         }
@@ -62,7 +62,7 @@ Command add_batch_command(CLI::App& app) {
             rows.push_back(row);
         }
         json["rows"] = rows;
-        std::cout << json.dump(2) << "\n";
+        std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return 0;
     }};
 }

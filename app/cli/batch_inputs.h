@@ -19,9 +19,10 @@ struct BatchFlags {
     std::string params_file;
     std::string generate;  // "B,V"
     std::string workload = "mixed";
-    std::uint64_t generate_seed = 0;
+    std::string generate_seed;  // as typed; empty: 0
     std::string mode = "exact";
-    unsigned threads = 0;
+    std::string threads;        // as typed; empty: 0 (every hardware thread)
+    std::string max_memory;     // as typed; empty: the default budget
 };
 
 void add_batch_flags(CLI::App& app, BatchFlags& flags);
@@ -36,7 +37,15 @@ struct LoadedBatch {
     batch::BatchInput input() const { return batch::make_batch_input(logits.data(), rows, vocab, requests); }
 };
 
-// Throws InputError naming the file or flag.
-LoadedBatch load_batch(const BatchFlags& flags);
+// Host twin threads the engine may start at most.
+inline constexpr unsigned kMaxThreads = 1024;
+
+// --threads, checked: 0 (every hardware thread) to kMaxThreads.
+unsigned batch_threads(const BatchFlags& flags);
+
+// Throws InputError naming the file or flag. `draws_per_row` draws follow each
+// row's skip_draws (the draw counter must hold them) and the whole run must fit
+// the memory budget.
+LoadedBatch load_batch(const BatchFlags& flags, std::uint64_t draws_per_row = 1);
 
 }  // namespace samplescope::cli

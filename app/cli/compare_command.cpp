@@ -1,12 +1,16 @@
 // `samplescope-cli compare`: the reference against the batch engine on the same
 // batch, with the contract's four counts (rows, equal, near-tie, mismatch).
+#include <algorithm>
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "app/cli/batch_inputs.h"
 #include "app/cli/commands.h"
+#include "app/request_options.h"
+#include "engine/core/number_text.h"
 #include "kernels/tools/batch_compare.h"
 
 namespace samplescope::cli {
@@ -15,26 +19,31 @@ Command add_compare_command(CLI::App& app) {
     auto* command = app.add_subcommand("compare", "Compare the batch engine with the CPU reference, row by row");
     auto flags = std::make_shared<BatchFlags>();
     auto backend = std::make_shared<std::string>("auto");
-    auto draws = std::make_shared<std::int32_t>(0);
+    auto draws_text = std::make_shared<std::string>();
     auto verbose = std::make_shared<bool>(false);
     add_batch_flags(*command, *flags);
     command->add_option("--backend", *backend, "The batch engine's backend: host, cuda or auto")->default_str("auto");
-    command->add_option("--draws", *draws,
-                        "Fast mode: draws per row for a chi-square goodness-of-fit test against the reference's q")
-        ->default_str("0");
+    command->add_option("--draws", *draws_text,
+                        "Fast mode: draws per row (0 to 2147483647) for a chi-square goodness-of-fit test against the reference's q")
+        ->default_str("0")
+        ->check(non_empty_value());
     command->add_flag("--rows", *verbose, "Also print one line per row (tokens, verdict, logprob difference, kept counts)");
     command->footer(
         "JSON: rows, equal, near_tie, mismatch (the near-tie rule of the contract, section 4), "
         "worst_logprob_difference, kept_mismatches, kept_near_ties, goodness_of_fit (fast mode with --draws), "
         "reference_seconds, engine_seconds, backend, device.");
 
-    return {command, [flags, backend, draws, verbose]() {
-        const LoadedBatch loaded = load_batch(*flags);
+    return {command, [flags, backend, draws_text, verbose]() {
+        const std::int32_t draws =
+            draws_text->empty() ? 0
+                                : static_cast<std::int32_t>(parse_int_in_range(*draws_text, "draws", "--draws", 0,
+                                                                               std::numeric_limits<std::int32_t>::max()));
+        const LoadedBatch loaded = load_batch(*flags, static_cast<std::uint64_t>(std::max(draws, 1)));
         batch::CompareOptions options;
         options.mode = batch::parse_mode(flags->mode);
         options.backend = batch::parse_backend(*backend);
-        options.draws = *draws;
-        options.threads = flags->threads;
+        options.draws = draws;
+        options.threads = batch_threads(*flags);
         const batch::BatchComparison result = batch::compare_batch(loaded.input(), options);
 
         nlohmann::ordered_json json;
@@ -74,7 +83,7 @@ Command add_compare_command(CLI::App& app) {
             }
             json["per_row"] = rows;
         }
-        std::cout << json.dump(2) << "\n";
+        std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return result.counts.mismatch == 0 ? 0 : 1;
     }};
 }

@@ -29,7 +29,8 @@ Command add_diff_command(CLI::App& app) {
         const Pipeline b = resolve_pipeline(*pipeline_b);
         const PipelineInput row{input.logits, input.params, input.prompt_ids, input.output_ids};
         const PipelineDiff diff = diff_pipelines(a, b, row, input.skip_draws);
-        std::cout << pipeline_diff_to_json(diff, input.labels).dump(2) << "\n";
+        std::cout << pipeline_diff_to_json(diff, input.labels).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << "\n";
         return 0;
     }};
 }

@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/pipeline_options.h"
 #include "app/request_options.h"
+#include "engine/core/number_text.h"
 #include "engine/stats/empirical_sampling.h"
 #include "engine/json/pipeline_json.h"
 #include "engine/pipelines/pipeline_runner.h"
@@ -17,11 +18,12 @@ Command add_histogram_command(CLI::App& app) {
     auto options = std::make_shared<RequestOptions>();
     auto pipeline_options = std::make_shared<PipelineOptions>();
     auto expected_options = std::make_shared<PipelineOptions>();
-    auto draws = std::make_shared<std::uint64_t>(10000);
+    auto draws_text = std::make_shared<std::string>();
     auto engine_defaults = std::make_shared<bool>(false);
     add_request_options(*command, *options);
     add_pipeline_options(*command, *pipeline_options);
-    command->add_option("--draws", *draws, "Number of draws, 1 to 1000000 (default 10000)");
+    command->add_option("--draws", *draws_text, "Number of draws, 1 to 1000000 (default 10000)")
+        ->check(non_empty_value());
     command->add_flag("--engine-defaults", *engine_defaults,
                       "Start from the pipeline's own parameter defaults (flags given still win)");
     command->add_option("--expected-from", expected_options->name,
@@ -32,12 +34,15 @@ Command add_histogram_command(CLI::App& app) {
         "degrees_of_freedom, bins after pooling expected counts below 5, p_value), largest_deviation (id, z in "
         "standard errors).");
 
-    return {command, [options, pipeline_options, expected_options, draws, engine_defaults]() {
+    return {command, [options, pipeline_options, expected_options, draws_text, engine_defaults]() {
         ResolvedRequest input = resolve_request(*options);
+        const std::uint64_t draws =
+            draws_text->empty() ? 10000 : parse_uint_in_range(*draws_text, "draws", "--draws", 1, 1000000);
+        check_draw_counter(input.skip_draws, draws, "skip_draws");
         const Pipeline pipeline = resolve_pipeline(*pipeline_options);
         if (*engine_defaults) apply_engine_defaults(*options, pipeline, input);
         const PipelineInput row{input.logits, input.params, input.prompt_ids, input.output_ids};
-        EmpiricalResult result = sample_empirically(pipeline, row, *draws, input.skip_draws);
+        EmpiricalResult result = sample_empirically(pipeline, row, draws, input.skip_draws);
         auto json = empirical_to_json(result, input.labels);
         if (!expected_options->name.empty() || !expected_options->stages.empty()) {
             const Pipeline expected = resolve_pipeline(*expected_options);
@@ -52,7 +57,7 @@ Command add_histogram_command(CLI::App& app) {
             json["expected_kept"] = other.trace.final_kept();
             json["expected_q"] = other.trace.final_probs();
         }
-        std::cout << json.dump(2) << "\n";
+        std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return 0;
     }};
 }

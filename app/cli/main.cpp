@@ -1,6 +1,8 @@
 // samplescope-cli: the reference sampler and the batch engine from a shell.
 // Exit status: 0 on success, 2 with one line on stderr for any bad input.
 #include <iostream>
+#include <new>
+#include <system_error>
 #include <vector>
 
 #include "app/cli/commands.h"
@@ -26,9 +28,11 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForAllHelp& help) {
         return app.exit(help);
     } catch (const CLI::ParseError& error) {
-        std::cerr << "samplescope-cli: " << error.what() << "\n";
+        std::cerr << "samplescope-cli: " << samplescope::escape_text(error.what()) << "\n";
         return 2;
     }
+    // Every failure is one escaped line. Bad input and what the machine cannot
+    // give (memory, a thread) exit 2; only an internal error exits 1.
     try {
         for (const auto& command : commands) {
             if (command.app->parsed()) return command.run();
@@ -36,8 +40,14 @@ int main(int argc, char** argv) {
     } catch (const samplescope::InputError& error) {
         std::cerr << "samplescope-cli: " << error.what() << "\n";
         return 2;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "samplescope-cli: out of memory (try a smaller input or a lower --max-memory)\n";
+        return 2;
+    } catch (const std::system_error& error) {
+        std::cerr << "samplescope-cli: the system refused a resource: " << samplescope::escape_text(error.what()) << "\n";
+        return 2;
     } catch (const std::exception& error) {
-        std::cerr << "samplescope-cli: " << error.what() << "\n";
+        std::cerr << "samplescope-cli: " << samplescope::escape_text(error.what()) << "\n";
         return 1;
     }
     return 2;

@@ -1,6 +1,9 @@
 #include "app/cli/pipeline_options.h"
 
+#include <limits>
+
 #include "engine/core/input_error.h"
+#include "engine/core/number_text.h"
 #include "engine/pipelines/pipeline_presets.h"
 
 namespace samplescope::cli {
@@ -14,18 +17,16 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& options, const std::st
                    "Steps of a custom pipeline in order, e.g. \"penalties,top_k,top_p,min_p,temperature\"; each "
                    "item stage[:rule][:joint], e.g. \"top_p:exclusive_prefix:joint\"");
     app.add_option("--penalty-last-n" + suffix, options.penalty_last_n,
-                   "Window of the last-N penalty rules (llama.cpp penalty_last_n; default 64, 0 = off)");
+                   "Window of the last-N penalty rules (llama.cpp penalty_last_n; default 64, 0 = off)")
+        ->check(non_empty_value());
 }
 
 Pipeline resolve_pipeline(const PipelineOptions& options) {
     const std::string name = options.name.empty() ? (options.stages.empty() ? "spec" : "custom") : options.name;
     Pipeline pipeline = make_pipeline(name, options.stages);
-    if (options.penalty_last_n != -1) {
-        if (options.penalty_last_n < 0) {
-            throw InputError("penalty_last_n", "penalty_last_n must be an integer >= 0, got " +
-                                                   std::to_string(options.penalty_last_n));
-        }
-        pipeline.penalty_last_n = options.penalty_last_n;
+    if (!options.penalty_last_n.empty()) {
+        pipeline.penalty_last_n = parse_int_in_range(options.penalty_last_n, "penalty_last_n", "--penalty-last-n", 0,
+                                                     std::numeric_limits<std::int64_t>::max());
     }
     return pipeline;
 }

@@ -17,7 +17,7 @@ namespace samplescope::cli {
 struct PipelineOptions {
     std::string name;    // empty: spec
     std::string stages;  // for custom
-    std::int64_t penalty_last_n = -1;  // -1: the pipeline's own (64)
+    std::string penalty_last_n;  // as typed; empty: the pipeline's own (64)
 };
 
 // `suffix` distinguishes two pipelines of one command: "-a" gives --pipeline-a, --stages-a.

@@ -5,6 +5,8 @@
 #include "app/cli/pipeline_options.h"
 #include "app/request_options.h"
 #include "engine/core/input_error.h"
+#include "engine/core/memory_budget.h"
+#include "engine/core/number_text.h"
 #include "engine/pipelines/request.h"
 #include "engine/json/pipeline_json.h"
 #include "engine/json/trace_json.h"
@@ -15,7 +17,7 @@ namespace samplescope::cli {
 Command add_trace_command(CLI::App& app) {
     auto* command = app.add_subcommand("trace", "Sample one row and print every stage of the pipeline as JSON");
     auto options = std::make_shared<RequestOptions>();
-    auto steps = std::make_shared<std::int64_t>(1);
+    auto steps_text = std::make_shared<std::string>();
     auto full = std::make_shared<bool>(false);
     auto pipeline_options = std::make_shared<PipelineOptions>();
     auto engine_defaults = std::make_shared<bool>(false);
@@ -23,21 +25,26 @@ Command add_trace_command(CLI::App& app) {
     add_pipeline_options(*command, *pipeline_options);
     command->add_flag("--engine-defaults", *engine_defaults,
                       "Start from the pipeline's own parameter defaults (flags given still win)");
-    command->add_option("--steps", *steps,
+    command->add_option("--steps", *steps_text,
                         "Sample N tokens as one request, appending each to the output ids; prints a JSON array "
-                        "of N traces when N > 1");
+                        "of N traces when N > 1 (1 to 100000, default 1)")
+        ->check(non_empty_value());
     command->add_flag("--full", *full, "Also print every stage's logits and probabilities (large at real V)");
     command->footer(
         "JSON: token, logprob, u (null when greedy), seed (decimal string), draws_consumed, kept (final ids, "
         "ascending), probs, cumulative, and stages (name, active, kept_count; kept for the truncation stages). "
         "With --vocab or a labelled logits file: token_text and kept_text (labels aligned with kept).");
 
-    return {command, [options, steps, full, pipeline_options, engine_defaults]() {
+    return {command, [options, steps_text, full, pipeline_options, engine_defaults]() {
         ResolvedRequest input = resolve_request(*options);
-        if (*steps < 1 || *steps > 100000) {
-            throw InputError("steps", "steps must be in [1, 100000], got " + std::to_string(*steps));
-        }
+        const std::int64_t steps =
+            steps_text->empty() ? 1 : parse_int_in_range(*steps_text, "steps", "--steps", 1, 100000);
+        check_draw_counter(input.skip_draws, static_cast<std::uint64_t>(steps), "skip_draws");
         const Pipeline pipeline = resolve_pipeline(*pipeline_options);
+        // Every pipeline's trace streams its steps.
+        check_memory(trace_memory_estimate(input.logits.size(), static_cast<std::uint64_t>(steps), *full, false),
+                     input.memory_budget,
+                     std::to_string(steps) + " step(s) of a trace of V = " + std::to_string(input.logits.size()));
         if (*engine_defaults) apply_engine_defaults(*options, pipeline, input);
         // One request for every pipeline; `spec` prints as the contract's trace,
         // the others with their rules, flags and ignored parameters.
@@ -55,14 +62,29 @@ Command add_trace_command(CLI::App& app) {
             add_token_text(json, trace.trace, input.labels);
             return json;
         };
-        if (*steps == 1) {
-            std::cout << traced().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        const auto dump = [](const nlohmann::ordered_json& json) {
+            return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+        };
+        if (steps == 1) {
+            std::cout << dump(traced()) << "\n";
             warn();
             return 0;
         }
-        auto traces = nlohmann::ordered_json::array();
-        for (std::int64_t i = 0; i < *steps; ++i) traces.push_back(traced());
-        std::cout << traces.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        // The array is streamed one trace at a time, byte for byte what dumping
+        // the whole array would give: each trace indented by two more spaces
+        // (a dumped JSON string never holds a raw newline).
+        std::string text;
+        for (std::int64_t i = 0; i < steps; ++i) {
+            std::string element = dump(traced());
+            text.clear();
+            text += i == 0 ? "[\n  " : ",\n  ";
+            for (const char c : element) {
+                text.push_back(c);
+                if (c == '\n') text += "  ";
+            }
+            std::cout << text;
+        }
+        std::cout << "\n]\n";
         warn();
         return 0;
     }};

@@ -4,13 +4,20 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace samplescope {
 
+// `text` safe to print on one line of a terminal: control bytes (C0, DEL and
+// the C1 range), NUL included, become \xNN, and so does every byte that is not
+// part of well-formed UTF-8; all else is kept. Escaping twice changes nothing.
+std::string escape_text(std::string_view text);
+
 class InputError : public std::runtime_error {
 public:
+    // The message is escaped (escape_text): whatever the input held, it stays one line.
     InputError(std::string field, const std::string& message)
-        : std::runtime_error(message), field_(std::move(field)) {}
+        : std::runtime_error(escape_text(message)), field_(std::move(field)) {}
 
     // The parameter or input the message is about ("temperature", "logits", a file name).
     const std::string& field() const { return field_; }

@@ -26,7 +26,8 @@ void check_logits(std::span<const double> logits) {
 
 InputError penalty_overflow_error(const std::string& penalty, std::int64_t id, double x, const std::string& where) {
     return InputError(penalty, where + penalty + " makes the logit of id " + std::to_string(id) + " " +
-                                   format_number(x) + "; use a smaller penalty");
+                                   format_number(x) +
+                                   "; use a penalty closer to its off value (1 for repetition, 0 for presence and frequency)");
 }
 
 InputError penalty_emptied_error(const std::string& penalty, const std::string& where, const std::string& said) {

@@ -36,9 +36,14 @@ std::string ByteSource::read_all(std::uint64_t limit) const {
 FileSource::FileSource(const std::string& path) : ByteSource(path) {
     std::error_code error;
     const auto status = std::filesystem::status(path, error);
+    // A missing file says so; any other failure (a symlink loop, a directory
+    // that cannot be searched) says what the system said.
+    if (error && error != std::errc::no_such_file_or_directory) fail("cannot open the file (" + error.message() + ")");
     if (error || !std::filesystem::exists(status)) fail("cannot open the file (it does not exist)");
     if (std::filesystem::is_directory(status)) fail("is a directory, not a file");
-    if (!std::filesystem::is_regular_file(status)) fail("is not a regular file");
+    if (!std::filesystem::is_regular_file(status)) {
+        fail("is not a regular file (a FIFO, a device or a socket is refused)");
+    }
     const auto bytes = std::filesystem::file_size(path, error);
     if (error) fail("cannot read the file size (" + error.message() + ")");
     size_ = bytes;

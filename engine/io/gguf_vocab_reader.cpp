@@ -104,12 +104,17 @@ Vocabulary read_gguf_vocabulary(const ByteSource& source) {
     Vocabulary vocabulary;
     vocabulary.format = VocabularyFormat::Gguf;
     bool have_tokens = false;
+    bool have_token_types = false;
     std::string model;
     std::vector<std::int32_t> token_types;
     for (std::uint64_t kv = 0; kv < kv_count; ++kv) {
         const std::string key = in.string("metadata key");
         const std::uint32_t type = in.u32("metadata type");
         if (key == "tokenizer.ggml.tokens" || key == "tokenizer.ggml.token_type") {
+            // A key given twice would leave which one counts to a guess.
+            const bool again = key == "tokenizer.ggml.tokens" ? have_tokens : have_token_types;
+            if (again) source.fail(key + " is given twice in the metadata");
+            if (key == "tokenizer.ggml.token_type") have_token_types = true;
             if (type != kArray) source.fail(key + " is not an array");
             const std::uint32_t element = in.u32("metadata array type");
             const std::uint64_t count = in.u64("metadata array length");

@@ -99,7 +99,10 @@ public:
         stack_.pop_back();
         return true;
     }
-    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) override {
+    bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& error) override {
+        // The parser's one range error (406): a number such as 1e999.
+        if (error.id == 406) return fail("the number " + token + " at byte " + std::to_string(position) +
+                                         " is outside the range of a double");
         return fail("malformed JSON at byte " + std::to_string(position));
     }
 

@@ -1,6 +1,8 @@
 // .safetensors: an 8-byte little-endian header length, a JSON header mapping
 // tensor names to {dtype, shape, data_offsets}, then the data. Format
 // reference: the safetensors README (huggingface/safetensors).
+#include <algorithm>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "engine/io/logits_readers.h"
@@ -144,6 +146,28 @@ LogitsMatrix read_safetensors(const ByteSource& source, const LoadOptions& optio
         if (is_float_entry(value)) float_names.push_back(name);
     }
     if (names.empty()) source.fail("the .safetensors file holds no tensors");
+    // Tensors share one data section: two whose bytes overlap mean the header
+    // lies about at least one of them, so none is trusted.
+    {
+        std::vector<std::pair<TensorEntry, std::string>> spans;
+        spans.reserve(names.size());
+        for (const auto& name : names) spans.emplace_back(entry_of(name, doc[name], source), name);
+        std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
+            return a.first.begin != b.first.begin ? a.first.begin < b.first.begin : a.first.end < b.first.end;
+        });
+        const std::pair<TensorEntry, std::string>* previous = nullptr;
+        for (const auto& span : spans) {
+            if (span.first.begin == span.first.end) continue;  // an empty tensor holds no bytes
+            if (previous && span.first.begin < previous->first.end) {
+                const auto range = [](const TensorEntry& e) {
+                    return "[" + std::to_string(e.begin) + ", " + std::to_string(e.end) + ")";
+                };
+                source.fail("tensors \"" + previous->second + "\" " + range(previous->first) + " and \"" + span.second +
+                            "\" " + range(span.first) + " overlap in the data");
+            }
+            previous = &span;
+        }
+    }
     std::string chosen = options.tensor;
     if (chosen.empty()) {
         if (names.size() == 1) {

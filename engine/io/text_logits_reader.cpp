@@ -6,6 +6,7 @@
 #include <charconv>
 #include <limits>
 
+#include "engine/core/number_text.h"
 #include "engine/io/logits_readers.h"
 
 namespace samplescope::detail {
@@ -18,25 +19,15 @@ std::string_view trim(std::string_view text) {
     return text;
 }
 
+// The project's one number parser (engine/core/number_text.h): no hex, no
+// "+-", no empty field; out of range rounds to +-inf or +-0.
 bool parse_number(std::string_view text, double& value) {
-    if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-    if (text.empty()) return false;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error == std::errc::result_out_of_range) {
-        // Beyond double's range. Too large becomes +-inf (the NaN/inf rule then
-        // speaks); too small becomes +-0, as strtod would give.
-        const bool negative = text.front() == '-';
-        const auto exponent_at = text.find_first_of("eE");
-        const std::string_view mantissa = text.substr(0, exponent_at);
-        const bool tiny = exponent_at != std::string_view::npos
-                              ? text.substr(exponent_at + 1).starts_with('-')
-                              : mantissa.substr(0, mantissa.find('.')).find_first_of("123456789") == std::string_view::npos;
-        const double magnitude = tiny ? 0.0 : std::numeric_limits<double>::infinity();
-        value = negative ? -magnitude : magnitude;
-        return end == text.data() + text.size();
-    }
-    return error == std::errc() && end == text.data() + text.size();
+    const auto parsed = parse_real(text);
+    if (parsed) value = *parsed;
+    return parsed.has_value();
 }
+
+bool is_hard_separator(char c) { return c == ',' || c == ';' || c == '\t'; }
 
 bool is_separator(char c) { return c == ',' || c == ';' || c == '\t' || c == ' '; }
 
@@ -81,12 +72,23 @@ LogitsMatrix parse_text_logits(std::string_view text, const ByteSource& source) 
         fields.clear();
         bool all_numbers = !labelled_line;
         std::string_view bad_field;
+        // An empty field between two commas, semicolons or tabs (or before the
+        // first, or after the last) would shift every id after it: refused
+        // once the line is known to be numbers. Runs of spaces are one separator.
+        std::size_t empty_field = 0;  // 1-based column of the first empty field
+        bool after_hard = true;       // nothing but spaces since the line start or the last hard separator
         for (std::size_t start = 0; all_numbers && start <= line.size();) {
             std::size_t end = start;
             while (end < line.size() && !is_separator(line[end])) ++end;
             const std::string_view field = trim(line.substr(start, end - start));
+            const bool hard_end = end == line.size() || is_hard_separator(line[end]);
             start = end + 1;
-            if (field.empty()) continue;
+            if (field.empty()) {
+                if (hard_end && after_hard && empty_field == 0) empty_field = fields.size() + 1;
+                if (end < line.size() && is_hard_separator(line[end])) after_hard = true;
+                continue;
+            }
+            after_hard = end < line.size() && is_hard_separator(line[end]);
             double value = 0.0;
             if (!parse_number(field, value)) {
                 all_numbers = false;
@@ -94,6 +96,10 @@ LogitsMatrix parse_text_logits(std::string_view text, const ByteSource& source) 
                 break;
             }
             fields.push_back(value);
+        }
+        if (all_numbers && empty_field != 0) {
+            line_error("empty field at column " + std::to_string(empty_field) +
+                       " (a value is missing; every id after it would shift)");
         }
         if (all_numbers) {
             if (labelled_lines) line_error("numbers without a label after `label<TAB>logit` lines");

@@ -1,11 +1,11 @@
 #include "engine/json/params_json.h"
 
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <string>
 
 #include "engine/core/input_error.h"
+#include "engine/core/number_text.h"
+#include "engine/io/byte_source.h"
 
 namespace samplescope {
 
@@ -15,8 +15,11 @@ std::vector<std::int64_t> id_list(const nlohmann::json& value, const std::string
     if (!value.is_array()) throw InputError(key, where + ": " + key + " must be an array of integer ids");
     std::vector<std::int64_t> ids;
     for (const auto& item : value) {
-        if (!item.is_number_integer()) {
-            throw InputError(key, where + ": " + key + " must hold integer ids, got " + item.dump());
+        if (!item.is_number_integer() ||
+            (item.is_number_unsigned() &&
+             item.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
+            throw InputError(key, where + ": " + key + " must hold integer ids in [0, 9223372036854775807], got " +
+                                      item.dump());
         }
         ids.push_back(item.get<std::int64_t>());
     }
@@ -47,6 +50,8 @@ RowRequest row_request_from_json(const nlohmann::json& object, const std::string
                 throw InputError(key, where + ": skip_draws must be an integer >= 0, got " + value.dump());
             }
             row.skip_draws = value.get<std::uint64_t>();
+            // The row's own draw must still fit the 64-bit draw counter.
+            check_draw_counter(row.skip_draws, 1, key);
         } else if (const auto param = param_from_key(key)) {
             if (!value.is_number()) throw InputError(key, where + ": " + key + " must be a number, got " + value.dump());
             try {
@@ -80,14 +85,28 @@ std::vector<RowRequest> row_requests_from_json(const nlohmann::json& list, std::
 }
 
 std::vector<RowRequest> load_row_requests_file(const std::string& path, std::size_t rows) {
-    std::ifstream file(path);
-    if (!file) throw InputError(path, path + ": cannot open the params file");
-    std::stringstream text;
-    text << file.rdbuf();
+    // The same checks as every other file argument: a regular file (a FIFO or
+    // a device is refused before it is opened), readable, at most the limit.
+    const FileSource source(path);
+    const std::string text = source.read_all(kParamsFileLimitBytes);
     nlohmann::json json;
     try {
-        json = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& error) {
+        json = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::out_of_range& error) {
+        // The only range error of the parser: a number such as 1e999.
+        const std::string what = error.what();
+        const auto open = what.find('\'');
+        const auto close = open == std::string::npos ? open : what.find('\'', open + 1);
+        // Built by appending: GCC 12 misreads `" " + std::string` under -Wrestrict.
+        std::string message = path;
+        message += ": the number";
+        if (close != std::string::npos) {
+            message += ' ';
+            message.append(what, open + 1, close - open - 1);
+        }
+        message += " is outside the range of a double";
+        throw InputError(path, message);
+    } catch (const nlohmann::json::exception& error) {
         throw InputError(path, path + ": not valid JSON (" + std::string(error.what()) + ")");
     }
     return row_requests_from_json(json, rows, path);

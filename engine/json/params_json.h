@@ -22,6 +22,8 @@ RowRequest row_request_from_json(const nlohmann::json& object, const std::string
 // A params file: a JSON list with one object per row, `rows` of them. Throws
 // InputError naming `source` (the file) and the row for any problem.
 std::vector<RowRequest> row_requests_from_json(const nlohmann::json& list, std::size_t rows, const std::string& source);
+// A params file larger than this is refused before it is read.
+inline constexpr std::uint64_t kParamsFileLimitBytes = 256ULL << 20;
 std::vector<RowRequest> load_row_requests_file(const std::string& path, std::size_t rows);
 
 nlohmann::ordered_json params_to_json(const SamplingParams& params);

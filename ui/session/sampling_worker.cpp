@@ -1,6 +1,7 @@
 #include "ui/session/sampling_worker.h"
 
 #include <chrono>
+#include <new>
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -32,6 +33,9 @@ SamplingOutcome run_sampling_job(SamplingJob job) {
     } catch (const InputError& error) {
         outcome.error_field = QString::fromStdString(error.field());
         outcome.error_message = QString::fromStdString(error.what());
+    } catch (const std::bad_alloc&) {
+        outcome.error_field = QStringLiteral("memory");
+        outcome.error_message = QStringLiteral("out of memory: this row needs more memory than the machine can give");
     } catch (const std::exception& error) {
         outcome.error_field = QStringLiteral("engine");
         outcome.error_message = QString::fromStdString(error.what());

@@ -336,6 +336,7 @@ void MainWindow::on_trace(std::shared_ptr<const TraceView> view) {
     timer.start();
     const double cpu_start = thread_cpu_ms();
     view_ = std::move(view);
+    last_failure_.clear();
     finished_generation_ = view_->generation;
     if (selected_ >= 0 && static_cast<std::size_t>(selected_) >= view_->trace->vocab_size) selected_ = -1;
     pipeline_->show_view(view_, selected_);
@@ -350,6 +351,7 @@ void MainWindow::on_trace(std::shared_ptr<const TraceView> view) {
 
 void MainWindow::on_failure(std::uint64_t generation, const QString& field, const QString& message) {
     finished_generation_ = generation;
+    last_failure_ = message;
     if (param_from_key(field.toStdString())) {
         parameters_->show_engine_error(field, message);
     } else if (field == QStringLiteral("prompt_ids") || field == QStringLiteral("output_ids")) {
@@ -407,6 +409,8 @@ bool MainWindow::open_logits_file(const QString& path, const QString& tensor) {
         return true;
     } catch (const InputError& error) {
         show_error(QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
+    } catch (const std::bad_alloc&) {
+        show_error(path + QStringLiteral(": out of memory while loading it. The previous logits are unchanged."));
     } catch (const std::exception& error) {
         show_error(path + QStringLiteral(": ") + QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
     }

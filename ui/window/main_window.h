@@ -78,6 +78,9 @@ public:
     CompareView* batch_compare_view() const { return batch_compare_; }
     LogitsEditor* logits_editor() const { return logits_; }
     ErrorBanner* error_banner() const { return banner_; }
+    // The engine's message when the latest sampling run was refused (shown in
+    // the panel of its field), empty once a run succeeds.
+    const QString& last_failure() const { return last_failure_; }
     ResultBar* result_bar() const { return result_; }
     QTabWidget* views() const { return views_; }
     const SamplingWorker& worker() const { return worker_; }
@@ -174,6 +177,7 @@ private:
     std::int32_t selected_ = -1;
     bool submit_scheduled_ = false;
     std::uint64_t finished_generation_ = 0;
+    QString last_failure_;
     double last_display_ms_ = 0.0;
     double last_display_cpu_ms_ = 0.0;
 };
