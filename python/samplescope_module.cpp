@@ -186,7 +186,10 @@ py::dict sample(const py::handle& logits_object, const py::kwargs& kwargs) {
 }
 
 py::object run_batch_rows(const py::handle& logits_object, const py::object& params_list, const std::string& mode_name,
-                 const std::string& backend_name) {
+                          const std::string& backend_name, std::int32_t draws) {
+    if (draws < 1 || draws > 1000000) {
+        throw InputError("draws", "draws must be in [1, 1000000], got " + std::to_string(draws));
+    }
     const Matrix logits = logits_of(logits_object, "logits", true);
     std::vector<float> values;
     values.reserve(logits.values.size());
@@ -204,7 +207,12 @@ py::object run_batch_rows(const py::handle& logits_object, const py::object& par
     batch::BatchOptions options;
     options.mode = batch::parse_mode(mode_name);
     options.backend = batch::parse_backend(backend_name);
-    const batch::BatchOutput output = batch::run_batch(input, options);
+    options.draws = draws;
+    batch::BatchOutput output;
+    {
+        py::gil_scoped_release release;
+        output = batch::run_batch(input, options);
+    }
     nlohmann::ordered_json json;
     json["backend"] = std::string(batch::backend_name(output.backend));
     json["device"] = output.device;
@@ -220,6 +228,11 @@ py::object run_batch_rows(const py::handle& logits_object, const py::object& par
                         {"draws_consumed", output.draws_after[r]},
                         {"kept_count", output.kept_count[r]},
                         {"seed", std::to_string(input.seed[r])}});
+        if (draws > 1) {
+            auto tokens = nlohmann::ordered_json::array();
+            for (std::int32_t d = 0; d < draws; ++d) tokens.push_back(output.token_at(r, d));
+            rows.back()["tokens"] = std::move(tokens);
+        }
     }
     json["rows"] = std::move(rows);
     return to_python(json);
@@ -276,7 +289,9 @@ PYBIND11_MODULE(samplescope, m) {
           "Every stage of one sampling step as `samplescope-cli trace` prints it (a list when steps > 1)");
     m.def("sample", &sample, py::arg("logits"), "One draw: token, logprob, u (None when greedy), kept (kept count), seed");
     m.def("batch", &run_batch_rows, py::arg("logits"), py::arg("params_list") = py::none(), py::arg("mode") = "exact",
-          py::arg("backend") = "auto", "Every row of a [B, V] batch on the batch engine, as `samplescope-cli batch`");
+          py::arg("backend") = "auto", py::arg("draws") = 1,
+          "Every row of a [B, V] batch on the batch engine, as `samplescope-cli batch`; with draws > 1 each row "
+          "also gives `tokens`, that many draws from its kept set (positions draws_before + j of its stream)");
     m.def("verify", &verify, py::arg("logits"), py::arg("samples"),
           "A sampler's draws against the exact q, as `samplescope-cli verify` (alpha, params_list, row, pipeline, "
           "and the parameters)");
