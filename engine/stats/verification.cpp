@@ -123,9 +123,14 @@ GTest g_test(std::span<const double> observed, std::span<const double> expected)
     }
     g.degrees_of_freedom = g.bins - 1;
     if (n <= 0.0) return g;
-    // Williams (1976): dividing G by 1 + (k + 1) / (6 N) brings its null
-    // distribution closer to chi-square(k - 1) for moderate expected counts.
-    const double williams = 1.0 + (static_cast<double>(g.bins) + 1.0) / (6.0 * n);
+    // Williams (1976): dividing G by q = 1 + (sum 1 / pi_i - 1) / (6 N (k - 1)),
+    // pi_i = E_i / N the bin probabilities, brings its null distribution closer
+    // to chi-square(k - 1) when expected counts are moderate (pooled bins
+    // expect about 5 draws each, where uncorrected G runs high).
+    double inverse_sum = 0.0;
+    for (const double e : expected) inverse_sum += n / e;
+    const double k = static_cast<double>(g.bins);
+    const double williams = 1.0 + (inverse_sum - 1.0) / (6.0 * n * (k - 1.0));
     g.statistic = std::max(0.0, 2.0 * sum) / williams;
     g.p_value = chi_square_upper(g.statistic, static_cast<double>(g.degrees_of_freedom));
     return g;
