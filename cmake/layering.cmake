@@ -21,7 +21,9 @@ set(SAMPLESCOPE_LAYERS
   "ui/panels=engine/core engine/io engine/pipelines engine/stats engine/json ui/common ui/session"
   "ui/pipelines=engine/core engine/io engine/pipelines engine/stats engine/json ui/common"
   "ui/compare=engine/core engine/io engine/pipelines engine/stats engine/json kernels kernels/tools ui/common"
-  "ui/window=engine/core engine/io engine/pipelines engine/stats engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare"
+  "python=engine/core engine/io engine/pipelines engine/stats engine/json kernels app app/cli"
+  "ui/verify=engine/core engine/io engine/pipelines engine/stats engine/json ui/common"
+  "ui/window=engine/core engine/io engine/pipelines engine/stats engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare ui/verify"
 )
 
 cmake_minimum_required(VERSION 3.25)

@@ -14,6 +14,16 @@
 namespace samplescope::detail {
 
 LogitsMatrix read_npy(const ByteSource& source, const LoadOptions& options);
+
+// A .npy file's prefix and header: its dtype text, order, shape and where the
+// data start. Throws InputError naming the source for a malformed header.
+struct NpyHeader {
+    std::string descr;
+    bool fortran_order = false;
+    std::vector<std::uint64_t> shape;
+    std::uint64_t data_offset = 0;
+};
+NpyHeader read_npy_header(const ByteSource& source);
 LogitsMatrix read_safetensors(const ByteSource& source, const LoadOptions& options);
 std::vector<std::string> safetensors_float_tensors(const ByteSource& source);
 LogitsMatrix read_json_logits(const ByteSource& source, const LoadOptions& options);

@@ -148,7 +148,7 @@ ElementFormat element_format_of(const std::string& descr, const ByteSource& sour
 
 }  // namespace
 
-LogitsMatrix read_npy(const ByteSource& source, const LoadOptions& options) {
+NpyHeader read_npy_header(const ByteSource& source) {
     if (source.size() < 10) source.fail("not a .npy file (" + std::to_string(source.size()) + " bytes, too short for the header)");
     std::byte prefix[12]{};
     source.read(0, std::span(prefix, std::min<std::uint64_t>(12, source.size())));
@@ -191,13 +191,23 @@ LogitsMatrix read_npy(const ByteSource& source, const LoadOptions& options) {
     if (!descr) source.fail("malformed .npy header ('descr' is not a string)");
     if (!fortran) source.fail("malformed .npy header ('fortran_order' is not True or False)");
     if (!shape) source.fail("malformed .npy header ('shape' is not a tuple)");
-    if (shape->empty()) source.fail("the array is a 0-D scalar, not a row of logits");
+    NpyHeader out;
+    out.descr = *descr;
+    out.fortran_order = *fortran;
+    out.shape = *shape;
+    out.data_offset = header_start + header_length;
+    return out;
+}
+
+LogitsMatrix read_npy(const ByteSource& source, const LoadOptions& options) {
+    const NpyHeader header = read_npy_header(source);
+    if (header.shape.empty()) source.fail("the array is a 0-D scalar, not a row of logits");
 
     ArrayLayout layout;
-    layout.shape = *shape;
-    layout.format = element_format_of(*descr, source, options);
-    layout.fortran_order = *fortran;
-    layout.data_offset = header_start + header_length;
+    layout.shape = header.shape;
+    layout.format = element_format_of(header.descr, source, options);
+    layout.fortran_order = header.fortran_order;
+    layout.data_offset = header.data_offset;
     layout.data_bytes = source.size() - layout.data_offset;
     return read_float_array(source, layout, options);
 }

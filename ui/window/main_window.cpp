@@ -23,6 +23,7 @@
 #include "engine/core/input_error.h"
 #include "engine/io/logits_loader.h"
 #include "ui/common/examples.h"
+#include "ui/verify/verify_view.h"
 #include "ui/window/export.h"
 #include "ui/common/thread_clock.h"
 
@@ -221,6 +222,11 @@ void MainWindow::add_input_views() {
                 session_.skip_draws(skip_draws);
                 show_view(pipeline_);
             });
+
+    // A sampler's own draws against the exact q; it opens its own files.
+    auto* verify = new VerifyView(this);
+    verify->setObjectName(QStringLiteral("verify_sampler"));
+    add_view(verify, QStringLiteral("Verify a sampler"));
 }
 
 WindowInput MainWindow::current_input() const {
