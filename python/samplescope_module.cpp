@@ -103,13 +103,13 @@ Flags flags_of(const std::vector<double>& logits, const py::kwargs& kwargs, cons
         } else if (key == "output_ids") {
             flags.request.output_ids = id_list_text(value);
         } else if (key == "skip_draws") {
-            flags.request.skip_draws = py::cast<std::uint64_t>(value);
+            flags.request.skip_draws = py::cast<std::string>(py::str(value));
         } else if (key == "pipeline") {
             flags.pipeline.name = py::cast<std::string>(value);
         } else if (key == "stages") {
             flags.pipeline.stages = py::cast<std::string>(value);
         } else if (key == "penalty_last_n") {
-            flags.pipeline.penalty_last_n = py::cast<std::int64_t>(value);
+            flags.pipeline.penalty_last_n = py::cast<std::string>(py::str(value));
         } else if (std::find(own.begin(), own.end(), key) != own.end()) {
             flags.rest[key_handle] = value;
         } else {
@@ -130,30 +130,15 @@ py::object trace(const py::handle& logits_object, const py::kwargs& kwargs) {
     }
     const Pipeline pipeline = cli::resolve_pipeline(flags.pipeline);
     const TraceJsonOptions json_options{full};
+    // As `trace`: one request for every pipeline, each token appended to the output ids.
     auto traces = nlohmann::ordered_json::array();
-    if (pipeline.reference) {
-        Request request(input.params, input.prompt_ids, input.output_ids);
-        request.skip_draws(input.skip_draws);
-        for (std::int64_t i = 0; i < steps; ++i) {
-            const SampleTrace step = request.step(input.logits);
-            auto json = trace_to_json(step, json_options);
-            add_token_text(json, step, input.labels);
-            traces.push_back(std::move(json));
-        }
-    } else {
-        // As `trace --pipeline NAME`: one stream, each token appended to the output ids.
-        const std::uint64_t seed = input.params.seed.value_or(choose_seed());
-        Pcg32 rng = stream(seed, kSampleLabel);
-        rng.skip_draws(input.skip_draws);
-        std::uint64_t draws = input.skip_draws;
-        std::vector<std::int64_t> output_ids = input.output_ids;
-        for (std::int64_t i = 0; i < steps; ++i) {
-            const PipelineInput row{input.logits, input.params, input.prompt_ids, output_ids};
-            const PipelineTrace step = run_pipeline(pipeline, row, rng, seed, draws);
-            draws = step.trace.draws_consumed;
-            output_ids.push_back(step.trace.token);
-            traces.push_back(pipeline_trace_to_json(step, json_options));
-        }
+    Request request(pipeline, input.params, input.prompt_ids, input.output_ids);
+    request.skip_draws(input.skip_draws);
+    for (std::int64_t i = 0; i < steps; ++i) {
+        const PipelineTrace step = request.step_pipeline(input.logits);
+        auto json = pipeline.reference ? trace_to_json(step.trace, json_options) : pipeline_trace_to_json(step, json_options);
+        add_token_text(json, step.trace, input.labels);
+        traces.push_back(std::move(json));
     }
     return to_python(steps == 1 ? traces[0] : traces);
 }
@@ -164,24 +149,13 @@ py::dict sample(const py::handle& logits_object, const py::kwargs& kwargs) {
     const ResolvedRequest input = resolve_request(flags.request);
     const Pipeline pipeline = cli::resolve_pipeline(flags.pipeline);
     py::dict out;
-    if (pipeline.reference) {
-        Request request(input.params, input.prompt_ids, input.output_ids);
-        request.skip_draws(input.skip_draws);
-        const SampleResult result = request.step_lean(input.logits);
-        out["token"] = result.token;
-        out["logprob"] = result.logprob;
-        out["u"] = result.u ? py::object(py::float_(*result.u)) : py::object(py::none());
-        out["kept"] = result.kept_count;
-        out["seed"] = std::to_string(request.seed());
-    } else {
-        const PipelineInput row{input.logits, input.params, input.prompt_ids, input.output_ids};
-        const PipelineTrace result = trace_pipeline_once(pipeline, row, input.skip_draws);
-        out["token"] = result.trace.token;
-        out["logprob"] = result.trace.logprob;
-        out["u"] = result.trace.u ? py::object(py::float_(*result.trace.u)) : py::object(py::none());
-        out["kept"] = result.trace.final_kept().size();
-        out["seed"] = std::to_string(result.trace.seed);
-    }
+    const PipelineInput row{input.logits, input.params, input.prompt_ids, input.output_ids};
+    const PipelineTrace result = trace_pipeline_once(pipeline, row, input.skip_draws);
+    out["token"] = result.trace.token;
+    out["logprob"] = result.trace.logprob;
+    out["u"] = result.trace.u ? py::object(py::float_(*result.trace.u)) : py::object(py::none());
+    out["kept"] = result.trace.final_kept().size();
+    out["seed"] = std::to_string(result.trace.seed);
     return out;
 }
 

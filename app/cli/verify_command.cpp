@@ -7,6 +7,7 @@
 #include "app/cli/pipeline_options.h"
 #include "app/request_options.h"
 #include "engine/core/input_error.h"
+#include "engine/core/number_text.h"
 #include "engine/io/logits_loader.h"
 #include "engine/io/samples_reader.h"
 #include "engine/json/params_json.h"
@@ -52,7 +53,12 @@ std::vector<SamplerRow> gather_rows(RequestOptions& options, const VerifyFlags& 
     } else if (samples && sample_rows == matrix.rows && sample_rows > 1) {
         for (std::size_t r = 0; r < matrix.rows; ++r) rows.push_back({matrix.row(r), flag_request, r, {}});
     } else {
-        rows.push_back({input.logits, flag_request, static_cast<std::size_t>(options.row), {}});
+        // resolve_request has checked --row already.
+        std::string_view typed = options.row;
+        while (!typed.empty() && (typed.front() == ' ' || typed.front() == '\t')) typed.remove_prefix(1);
+        while (!typed.empty() && (typed.back() == ' ' || typed.back() == '\t')) typed.remove_suffix(1);
+        const auto row = typed.empty() ? std::uint64_t{0} : parse_uint_in_range(typed, "row", "--row", 0, UINT64_MAX);
+        rows.push_back({input.logits, flag_request, static_cast<std::size_t>(row), {}});
     }
     if (samples) {
         if (sample_rows != rows.size()) {
