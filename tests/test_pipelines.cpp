@@ -14,6 +14,7 @@
 #include "engine/pipelines/row_state.h"
 #include "engine/pipelines/pipeline_runner.h"
 #include "engine/pipelines/sampler.h"
+#include "engine/pipelines/stage_unit.h"
 
 using namespace samplescope;
 
@@ -319,6 +320,46 @@ private slots:
                                             Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature,
                                             Stage::Softmax, Stage::Draw}));
         QCOMPARE(t.reports.size(), t.trace.stages.size());
+    }
+
+    // ---- each stage exists once ------------------------------------------------
+
+    // stage_units() is the only map from a stage to its code: every step stage
+    // has exactly one unit, every stage of every preset resolves to it, every
+    // rule a preset names belongs to that stage, and every parameter of the
+    // table is read by some unit (so ignored_params can only name real ones).
+    void everyStageHasExactlyOneUnit() {
+        std::vector<Stage> step_stages;
+        for (const auto& info : kStages) {
+            if (is_step_stage(info.stage)) step_stages.push_back(info.stage);
+        }
+        QCOMPARE(stage_units().size(), step_stages.size());
+        for (const Stage stage : step_stages) {
+            int units = 0;
+            for (const auto& unit : stage_units()) units += unit.stage == stage ? 1 : 0;
+            QCOMPARE(units, 1);
+            QCOMPARE(stage_unit(stage).stage, stage);
+            QVERIFY(stage_unit(stage).run != nullptr);
+            QVERIFY(stage_unit(stage).listens != nullptr);
+        }
+        for (const Stage stage : {Stage::Widen, Stage::Softmax, Stage::Draw}) {
+            QVERIFY_THROWS_EXCEPTION(std::logic_error, stage_unit(stage));
+        }
+        for (const auto& preset : kPresets) {
+            const Pipeline pipeline = preset_pipeline(std::string(preset.name));
+            QVERIFY(!pipeline.steps.empty());
+            for (const auto& step : pipeline.steps) {
+                QCOMPARE(stage_unit(step.stage).stage, step.stage);
+                QCOMPARE(rule_info(step.rule).stage, step.stage);
+            }
+        }
+        for (const auto& info : kParams) {
+            bool read = false;
+            for (const auto& unit : stage_units()) {
+                for (const auto param : unit.reads) read = read || param == info.param;
+            }
+            QVERIFY2(read, info.key.data());
+        }
     }
 
     // ---- spec is the reference ----------------------------------------------
