@@ -19,8 +19,8 @@
 #include <CLI/CLI.hpp>
 
 #include "app/request_options.h"
-#include "engine/core/input_error.h"
-#include "engine/core/number_text.h"
+#include "engine/base/input_error.h"
+#include "engine/base/number_text.h"
 #include "engine/pipelines/pipeline_examples.h"
 #include "engine/io/vocabulary.h"
 #include "ui/common/examples.h"
@@ -34,7 +34,7 @@ struct ViewOptions {
     int top_n = 0;
     bool log_scale = false;
     std::int64_t select = -1;
-    // The count and index flags as typed, read signed then ranged (engine/core/number_text.h).
+    // The count and index flags as typed, read signed then ranged (engine/base/number_text.h).
     std::string top_n_text;
     std::string select_text;
     std::string histogram_draws_text;

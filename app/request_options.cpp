@@ -6,9 +6,9 @@
 #include <optional>
 #include <string_view>
 
-#include "engine/core/input_error.h"
-#include "engine/core/memory_budget.h"
-#include "engine/core/number_text.h"
+#include "engine/base/input_error.h"
+#include "engine/base/memory_budget.h"
+#include "engine/base/number_text.h"
 #include "engine/core/stage.h"
 #include "engine/io/logits_loader.h"
 #include "engine/pipelines/sampler.h"

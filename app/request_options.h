@@ -38,7 +38,7 @@ struct ResolvedRequest {
     std::vector<std::int64_t> prompt_ids;
     std::vector<std::int64_t> output_ids;
     std::uint64_t skip_draws = 0;
-    std::uint64_t memory_budget = 0;  // bytes the whole run may allocate (engine/core/memory_budget.h)
+    std::uint64_t memory_budget = 0;  // bytes the whole run may allocate (engine/base/memory_budget.h)
     std::vector<std::string> warnings;  // accepted, but worth telling (a vocabulary of another size)
     std::vector<std::string> notes;     // what the loader chose (the tensor, the position taken)
 };

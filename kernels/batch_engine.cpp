@@ -7,7 +7,7 @@
 #include <string>
 
 #include "engine/core/gates.h"
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/core/row_checks.h"
 #include "kernels/batch_backends.h"
 

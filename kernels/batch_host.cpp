@@ -11,7 +11,7 @@
 #include "kernels/batch_backends.h"
 #include "kernels/exact_row.h"
 #include "kernels/fast_row_host.h"
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope::batch {
 

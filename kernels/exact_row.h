@@ -10,7 +10,7 @@
 
 #include "engine/core/element_math.h"
 #include "engine/core/generator.h"
-#include "engine/core/portable.h"
+#include "engine/base/portable.h"
 #include "engine/core/row_math.h"
 #include "kernels/history_table.h"
 #include "kernels/row_params.h"

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "engine/core/portable.h"
+#include "engine/base/portable.h"
 #include "kernels/rank_key.h"
 
 namespace samplescope::batch {

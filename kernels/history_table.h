@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "engine/core/element_math.h"
-#include "engine/core/portable.h"
+#include "engine/base/portable.h"
 #include "kernels/row_params.h"
 
 namespace samplescope::batch {

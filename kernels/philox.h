@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "engine/core/generator.h"
-#include "engine/core/portable.h"
+#include "engine/base/portable.h"
 
 namespace samplescope::batch {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "engine/core/portable.h"
+#include "engine/base/portable.h"
 
 namespace samplescope::batch {
 

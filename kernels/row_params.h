@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "engine/core/gates.h"
-#include "engine/core/portable.h"
+#include "engine/base/portable.h"
 
 namespace samplescope::batch {
 

@@ -14,7 +14,7 @@
 
 #include "app/cli/pipeline_options.h"
 #include "app/request_options.h"
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/json/params_json.h"
 #include "engine/json/pipeline_json.h"
 #include "engine/json/trace_json.h"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/pipelines/request.h"
 #include "engine/pipelines/sampler.h"
 

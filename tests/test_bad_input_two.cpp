@@ -12,9 +12,9 @@
 #include <limits>
 #include <string>
 
-#include "engine/core/input_error.h"
-#include "engine/core/memory_budget.h"
-#include "engine/core/number_text.h"
+#include "engine/base/input_error.h"
+#include "engine/base/memory_budget.h"
+#include "engine/base/number_text.h"
 #include "engine/io/logits_loader.h"
 #include "engine/io/vocabulary.h"
 #include "engine/json/params_json.h"

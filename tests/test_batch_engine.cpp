@@ -9,7 +9,7 @@
 #include <numeric>
 #include <vector>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/stats/near_tie.h"
 #include "kernels/batch_backends.h"
 #include "kernels/tools/batch_compare.h"

@@ -17,7 +17,7 @@
 
 #include <cmath>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/logits_loader.h"
 #include "kernels/backend_info.h"
 #include "kernels/tools/batch_compare.h"

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "engine/stats/empirical_sampling.h"
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/pipelines/pipeline_examples.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "engine/pipelines/pipeline_runner.h"

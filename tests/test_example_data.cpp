@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/logits_loader.h"
 #include "engine/io/vocabulary.h"
 #include "tests/support/example_data.h"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/logits_loader.h"
 #include "engine/io/npy_writer.h"
 #include "engine/io/safetensors_writer.h"

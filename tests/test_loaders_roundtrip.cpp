@@ -7,7 +7,7 @@
 #include <random>
 
 #include "engine/io/float_formats.h"
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/logits_loader.h"
 #include "engine/io/npy_writer.h"
 #include "engine/io/safetensors_writer.h"

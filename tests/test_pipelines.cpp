@@ -7,12 +7,13 @@
 #include <cmath>
 #include <random>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/pipelines/pipeline_diff.h"
 #include "engine/pipelines/pipeline_examples.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "engine/pipelines/row_state.h"
 #include "engine/pipelines/pipeline_runner.h"
+#include "engine/pipelines/request.h"
 #include "engine/pipelines/sampler.h"
 #include "engine/pipelines/stage_unit.h"
 
@@ -360,6 +361,20 @@ private slots:
             }
             QVERIFY2(read, info.key.data());
         }
+    }
+
+    // A request whose stream has consumed 2^64 - 1 draws refuses the next step
+    // instead of wrapping its counter to 0.
+    void requestRefusesToWrapItsDrawCounter() {
+        SamplingParams params;
+        params.seed = 3;
+        Request request(params);
+        request.skip_draws(~0ULL);
+        QCOMPARE(request.draws_consumed(), ~0ULL);
+        QVERIFY_THROWS_EXCEPTION(InputError, request.step(std::vector<double>{1.0, 2.0}));
+        QVERIFY_THROWS_EXCEPTION(InputError, request.skip_draws(1));
+        QCOMPARE(request.draws_consumed(), ~0ULL);
+        QVERIFY(request.output_ids().empty());
     }
 
     // ---- spec is the reference ----------------------------------------------

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/generator.h"
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/samples_reader.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "engine/pipelines/pipeline_runner.h"

@@ -8,7 +8,7 @@
 
 #include <set>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/npy_writer.h"
 #include "engine/io/token_display.h"
 #include "engine/io/vocabulary.h"

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/core/input_error.h"
-#include "engine/core/memory_budget.h"
-#include "engine/core/number_text.h"
+#include "engine/base/input_error.h"
+#include "engine/base/memory_budget.h"
+#include "engine/base/number_text.h"
 #include "app/request_options.h"
 #include "engine/io/logits_loader.h"
 #include "kernels/tools/batch_generate.h"

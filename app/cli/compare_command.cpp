@@ -10,7 +10,7 @@
 #include "app/cli/batch_inputs.h"
 #include "app/cli/commands.h"
 #include "app/request_options.h"
-#include "engine/core/number_text.h"
+#include "engine/base/number_text.h"
 #include "kernels/tools/batch_compare.h"
 
 namespace samplescope::cli {

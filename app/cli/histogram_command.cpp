@@ -4,7 +4,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/pipeline_options.h"
 #include "app/request_options.h"
-#include "engine/core/number_text.h"
+#include "engine/base/number_text.h"
 #include "engine/stats/empirical_sampling.h"
 #include "engine/json/pipeline_json.h"
 #include "engine/pipelines/pipeline_runner.h"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"samplescope-cli: trace how a token is sampled, stage by stage", "samplescope-cli"};

@@ -2,8 +2,8 @@
 
 #include <limits>
 
-#include "engine/core/input_error.h"
-#include "engine/core/number_text.h"
+#include "engine/base/input_error.h"
+#include "engine/base/number_text.h"
 #include "engine/pipelines/pipeline_presets.h"
 
 namespace samplescope::cli {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "engine/core/portable.h"
+#include "engine/base/portable.h"
 
 namespace samplescope {
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "engine/core/portable.h"
+#include "engine/base/portable.h"
 
 namespace samplescope {
 

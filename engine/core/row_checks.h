@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope {
 

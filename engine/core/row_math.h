@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "engine/core/element_math.h"
-#include "engine/core/portable.h"
+#include "engine/base/portable.h"
 
 namespace samplescope {
 

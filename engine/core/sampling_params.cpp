@@ -5,7 +5,7 @@
 #include <random>
 
 #include "engine/core/gates.h"
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope {
 

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <string>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope {
 

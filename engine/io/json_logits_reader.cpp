@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/logits_readers.h"
 
 namespace samplescope::detail {

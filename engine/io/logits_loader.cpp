@@ -4,7 +4,7 @@
 #include <cstring>
 #include <new>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/logits_readers.h"
 
 namespace samplescope {

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstring>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/logits_readers.h"
 
 namespace samplescope {

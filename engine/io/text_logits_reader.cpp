@@ -6,7 +6,7 @@
 #include <charconv>
 #include <limits>
 
-#include "engine/core/number_text.h"
+#include "engine/base/number_text.h"
 #include "engine/io/logits_readers.h"
 
 namespace samplescope::detail {
@@ -19,7 +19,7 @@ std::string_view trim(std::string_view text) {
     return text;
 }
 
-// The project's one number parser (engine/core/number_text.h): no hex, no
+// The project's one number parser (engine/base/number_text.h): no hex, no
 // "+-", no empty field; out of range rounds to +-inf or +-0.
 bool parse_number(std::string_view text, double& value) {
     const auto parsed = parse_real(text);

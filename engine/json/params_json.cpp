@@ -3,8 +3,8 @@
 #include <limits>
 #include <string>
 
-#include "engine/core/input_error.h"
-#include "engine/core/number_text.h"
+#include "engine/base/input_error.h"
+#include "engine/base/number_text.h"
 #include "engine/io/byte_source.h"
 
 namespace samplescope {

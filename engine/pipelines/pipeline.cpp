@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope {
 

@@ -1,5 +1,6 @@
 #include "engine/pipelines/request.h"
 
+#include "engine/base/number_text.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "engine/pipelines/pipeline_runner.h"
 
@@ -23,6 +24,7 @@ Request::Request(Pipeline pipeline, SamplingParams params, std::vector<std::int6
 }
 
 void Request::skip_draws(std::uint64_t n) {
+    check_draw_counter(draws_, n, "skip_draws");
     rng_.skip_draws(n);
     draws_ += n;
 }
@@ -34,6 +36,7 @@ void Request::set_params(const SamplingParams& params) {
 }
 
 PipelineTrace Request::step_pipeline(std::span<const double> logits) {
+    check_draw_counter(draws_, 1, "skip_draws");  // the draw this step may take must fit the counter
     Pcg32 rng = rng_;  // committed only when the step succeeds
     PipelineTrace trace = run_pipeline(pipeline_, PipelineInput{logits, params_, prompt_, output_}, rng, seed_, draws_);
     rng_ = rng;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "engine/core/buffer_pool.h"
+#include "engine/base/buffer_pool.h"
 #include "engine/core/element_math.h"
 #include "engine/core/row_checks.h"
 
@@ -33,7 +33,7 @@ IdList rank_order(const Values& logits, const IdList& ids) {
 namespace {
 
 // The working arrays of the last run on this thread, handed to the next one so
-// their pages stay mapped (see engine/core/buffer_pool.h).
+// their pages stay mapped (see engine/base/buffer_pool.h).
 struct WorkingArrays {
     Values logits;
     Values numerators;

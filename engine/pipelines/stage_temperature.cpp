@@ -2,7 +2,7 @@
 // temperatures and llama.cpp's T <= 0. Sources: kRules in engine/pipelines/pipeline.h.
 #include <array>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/pipelines/row_state.h"
 #include "engine/pipelines/stage_unit.h"
 

@@ -9,7 +9,7 @@
 // the engine already depends on.
 #include <unsupported/Eigen/SpecialFunctions>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/core/inverse_cdf.h"
 #include "engine/pipelines/pipeline_runner.h"
 

@@ -10,7 +10,7 @@
 // gamma functions (part of the Eigen package the engine already uses).
 #include <unsupported/Eigen/SpecialFunctions>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/pipelines/pipeline_runner.h"
 
 namespace samplescope {

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "kernels/tools/batch_reference.h"
 #include "engine/stats/chi_square.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "engine/core/generator.h"
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope::batch {
 

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <string>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/pipelines/sampler.h"
 #include "engine/core/token_history.h"
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/json/trace_json.h"
 #include "engine/json/trace_labels.h"
 #include "engine/pipelines/sampler.h"

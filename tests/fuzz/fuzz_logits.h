@@ -9,7 +9,7 @@
 #include <limits>
 #include <string_view>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/logits_loader.h"
 
 namespace samplescope::fuzz {

@@ -1,5 +1,5 @@
-// libFuzzer target: the one number parser (engine/core/number_text.h) and the
-// message escaping (engine/core/input_error.h).
+// libFuzzer target: the one number parser (engine/base/number_text.h) and the
+// message escaping (engine/base/input_error.h).
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/core/input_error.h"
-#include "engine/core/number_text.h"
+#include "engine/base/input_error.h"
+#include "engine/base/number_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace samplescope;

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/vocabulary.h"
 
 namespace samplescope::fuzz {

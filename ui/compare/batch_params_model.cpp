@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "kernels/batch_engine.h"
 
 namespace samplescope {

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/logits_loader.h"
 
 namespace samplescope {

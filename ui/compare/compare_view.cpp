@@ -22,7 +22,7 @@
 #include <exception>
 #include <limits>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "ui/compare/batch_params_model.h"
 #include "ui/compare/compare_rows_model.h"
 

@@ -7,7 +7,7 @@
 #include <QHBoxLayout>
 #include <QRegularExpression>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/core/token_history.h"
 
 namespace samplescope::ui {

@@ -8,7 +8,7 @@
 #include <QLocale>
 #include <QVBoxLayout>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope::ui {
 

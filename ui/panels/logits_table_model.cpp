@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "ui/panels/parameter_control.h"
 
 namespace samplescope::ui {

@@ -6,7 +6,7 @@
 
 #include <QGridLayout>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope::ui {
 

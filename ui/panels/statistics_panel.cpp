@@ -3,7 +3,7 @@
 #include <QGridLayout>
 #include <QLocale>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope::ui {
 

@@ -8,7 +8,7 @@
 #include <QColor>
 #include <QFont>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "ui/common/palette.h"
 
 namespace samplescope::ui {

@@ -14,7 +14,7 @@
 
 #include <qcustomplot.h>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "ui/common/cpu_state.h"
 

@@ -12,7 +12,7 @@
 
 #include <algorithm>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "ui/common/cpu_state.h"
 #include "ui/pipelines/pipeline_editor.h"

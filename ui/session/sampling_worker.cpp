@@ -5,7 +5,7 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "ui/common/cpu_state.h"
 #include "ui/common/thread_clock.h"
 

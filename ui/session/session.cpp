@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/pipelines/sampler.h"
 #include "engine/io/token_display.h"
 #include "engine/core/token_history.h"

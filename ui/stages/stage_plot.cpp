@@ -5,7 +5,7 @@
 
 #include <QLocale>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "ui/common/palette.h"
 
 namespace samplescope::ui {

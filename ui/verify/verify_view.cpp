@@ -19,7 +19,7 @@
 
 #include <qcustomplot.h>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/json/params_json.h"
 #include "engine/pipelines/pipeline_presets.h"
 

@@ -5,7 +5,7 @@
 #include <QTextStream>
 #include <qcustomplot.h>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/json/trace_json.h"
 #include "ui/panels/token_table_model.h"
 

@@ -20,7 +20,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 #include "engine/io/logits_loader.h"
 #include "ui/common/examples.h"
 #include "ui/verify/verify_view.h"

@@ -1,4 +1,4 @@
-#include "engine/core/memory_budget.h"
+#include "engine/base/memory_budget.h"
 
 #include <algorithm>
 #include <limits>
@@ -8,8 +8,8 @@
 #include <unistd.h>
 #endif
 
-#include "engine/core/input_error.h"
-#include "engine/core/number_text.h"
+#include "engine/base/input_error.h"
+#include "engine/base/number_text.h"
 
 namespace samplescope {
 

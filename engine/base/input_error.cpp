@@ -1,4 +1,4 @@
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 #include <charconv>
 #include <cmath>

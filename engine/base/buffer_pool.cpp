@@ -1,4 +1,4 @@
-#include "engine/core/buffer_pool.h"
+#include "engine/base/buffer_pool.h"
 
 #include <cstdint>
 #include <mutex>

@@ -1,10 +1,10 @@
-#include "engine/core/number_text.h"
+#include "engine/base/number_text.h"
 
 #include <cctype>
 #include <charconv>
 #include <limits>
 
-#include "engine/core/input_error.h"
+#include "engine/base/input_error.h"
 
 namespace samplescope {
 
