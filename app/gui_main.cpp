@@ -55,6 +55,8 @@ QWidget* tab_widget(samplescope::ui::MainWindow& window, const std::string& tab)
     if (tab == "logits") return window.logits_editor();
     if (tab == "compare-pipelines") return window.pipeline_compare_view();
     if (tab == "histogram") return window.histogram_view();
+    if (tab == "batch") return window.batch_compare_view();
+    if (tab == "verify") return window.verify_view();
     return window.pipeline_view();
 }
 
@@ -131,8 +133,10 @@ int main(int argc, char** argv) {
     ViewOptions view;
     samplescope::add_request_options(app, request_options);
     app.add_option("--screenshot", view.screenshot, "Draw the window offscreen with these inputs, save it as PNG and exit");
-    app.add_option("--tab", view.tab, "View shown first: pipeline, tokens, logits, compare-pipelines or histogram")
-        ->check(CLI::IsMember({"pipeline", "tokens", "logits", "compare-pipelines", "histogram"}));
+    app.add_option("--tab", view.tab,
+                   "View shown first: pipeline, tokens, logits, compare-pipelines, histogram, batch (CPU vs batch "
+                   "engine) or verify (Verify a sampler)")
+        ->check(CLI::IsMember({"pipeline", "tokens", "logits", "compare-pipelines", "histogram", "batch", "verify"}));
     std::vector<std::string> example_keys;
     for (const auto& example : samplescope::pipeline_examples()) example_keys.push_back(example.key);
     app.add_option("--pipeline-example", view.pipeline_example,

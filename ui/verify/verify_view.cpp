@@ -90,7 +90,7 @@ VerifyView::VerifyView(QWidget* parent) : QWidget(parent), cancel_(std::make_sha
 
     plot_widget_ = new QCustomPlot(this);
     plot_widget_->setMinimumHeight(240);
-    plot_widget_->legend->setVisible(true);
+    plot_widget_->legend->setVisible(false);  // shown once a row is drawn
     plot_widget_->xAxis->setLabel(tr("ids by exact q, descending (draws outside the support at the right)"));
     plot_widget_->yAxis->setLabel(tr("probability"));
     layout->addWidget(plot_widget_, 1);
@@ -115,6 +115,7 @@ VerifyView::VerifyView(QWidget* parent) : QWidget(parent), cancel_(std::make_sha
     connect(log_box_, &QCheckBox::toggled, this, [this]() { show_row(row_spin_->value()); });
     connect(this, &VerifyView::progressed, progress_, &QProgressBar::setValue);
     update_status();
+    show_row(-1);
 }
 
 VerifyView::~VerifyView() {
@@ -299,9 +300,18 @@ void VerifyView::show_row(int row) {
     plot_widget_->clearItems();
     plot_widget_->clearPlottables();
     if (!verification_ || row < 0 || static_cast<std::size_t>(row) >= verification_->result.rows.size()) {
+        // Nothing verified yet: say what to do instead of drawing empty axes.
+        plot_widget_->legend->setVisible(false);
+        auto* hint = new QCPItemText(plot_widget_);
+        hint->position->setType(QCPItemPosition::ptAxisRectRatio);
+        hint->position->setCoords(0.5, 0.5);
+        hint->setText(tr("Open the logits, the parameters and the sampler's draws, then press Verify:\n"
+                         "each row's observed frequencies are drawn here against the exact q."));
+        hint->setColor(QColor(0x55, 0x55, 0x55));
         plot_widget_->replot();
         return;
     }
+    plot_widget_->legend->setVisible(true);
     const auto r = static_cast<std::size_t>(row);
     const RowVerification& v = verification_->result.rows[r];
     plot_ = verify_plot_data(verification_->exact[r], verified_samples_[r]);

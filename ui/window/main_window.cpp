@@ -225,6 +225,7 @@ void MainWindow::add_input_views() {
 
     // A sampler's own draws against the exact q; it opens its own files.
     auto* verify = new VerifyView(this);
+    verify_ = verify;
     verify->setObjectName(QStringLiteral("verify_sampler"));
     add_view(verify, QStringLiteral("Verify a sampler"));
 }

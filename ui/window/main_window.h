@@ -76,6 +76,7 @@ public:
     PipelineCompareView* pipeline_compare_view() const { return compare_pipelines_; }
     EmpiricalHistogramView* histogram_view() const { return histogram_; }
     CompareView* batch_compare_view() const { return batch_compare_; }
+    QWidget* verify_view() const { return verify_; }
     LogitsEditor* logits_editor() const { return logits_; }
     ErrorBanner* error_banner() const { return banner_; }
     // The engine's message when the latest sampling run was refused (shown in
@@ -162,6 +163,7 @@ private:
     PipelineCompareView* compare_pipelines_ = nullptr;
     EmpiricalHistogramView* histogram_ = nullptr;
     CompareView* batch_compare_ = nullptr;
+    QWidget* verify_ = nullptr;
 
     struct InputView {
         QWidget* widget;
