@@ -173,7 +173,7 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
     out.prompt_ids = options.prompt_ids.empty() ? file_prompt_ids : parse_id_list(options.prompt_ids, "prompt_ids");
     out.output_ids = options.output_ids.empty() ? file_output_ids : parse_id_list(options.output_ids, "output_ids");
     if (!options.vocab_file.empty()) {
-        TokenLabels labels = token_labels(load_vocabulary(options.vocab_file), out.logits.size());
+        VocabularyLabels labels = token_labels(load_vocabulary(options.vocab_file), out.logits.size());
         out.labels = std::move(labels.labels);
         out.warnings.insert(out.warnings.end(), labels.warnings.begin(), labels.warnings.end());
     }

@@ -135,8 +135,8 @@ Vocabulary load_vocabulary_bytes(std::string_view bytes, const std::string& sour
     return vocabulary;
 }
 
-TokenLabels token_labels(const Vocabulary& vocabulary, std::size_t vocab_size) {
-    TokenLabels out;
+VocabularyLabels token_labels(const Vocabulary& vocabulary, std::size_t vocab_size) {
+    VocabularyLabels out;
     out.labels.resize(vocab_size);
     for (std::size_t id = 0; id < vocab_size && id < vocabulary.size(); ++id) out.labels[id] = vocabulary.label(id);
     if (vocabulary.size() < vocab_size) {

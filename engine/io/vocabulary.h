@@ -38,14 +38,14 @@ Vocabulary load_vocabulary(const std::string& path);
 Vocabulary load_vocabulary_bytes(std::string_view bytes, const std::string& source,
                                  VocabularyFormat format = VocabularyFormat::Auto);
 
-struct TokenLabels {
+struct VocabularyLabels {
     std::vector<std::string> labels;    // V labels ("" for ids the vocabulary lacks)
     std::vector<std::string> warnings;  // e.g. the vocabulary's size differs from V
 };
 
 // Labels for ids [0, vocab_size). A vocabulary of another size is accepted
 // with a warning: ids it lacks get no label, ids beyond V are unused.
-TokenLabels token_labels(const Vocabulary& vocabulary, std::size_t vocab_size);
+VocabularyLabels token_labels(const Vocabulary& vocabulary, std::size_t vocab_size);
 
 const char* vocabulary_format_name(VocabularyFormat format);
 

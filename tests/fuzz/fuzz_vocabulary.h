@@ -16,7 +16,7 @@ inline void load_vocabulary_or_refuse(const std::uint8_t* data, std::size_t size
         const Vocabulary vocabulary =
             load_vocabulary_bytes(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz", format);
         if (vocabulary.defined.size() != vocabulary.size() || vocabulary.special.size() != vocabulary.size()) std::abort();
-        const TokenLabels labels = token_labels(vocabulary, vocabulary.size() + 3);
+        const VocabularyLabels labels = token_labels(vocabulary, vocabulary.size() + 3);
         if (labels.labels.size() != vocabulary.size() + 3 || labels.warnings.size() != 1) std::abort();
     } catch (const InputError&) {
     }

@@ -39,7 +39,7 @@ void Session::relabel(std::vector<std::string> row_labels) {
     std::vector<std::string> display;
     label_warnings_.clear();
     if (vocabulary_) {
-        samplescope::TokenLabels from_vocabulary = token_labels(*vocabulary_, vocab_size());
+        samplescope::VocabularyLabels from_vocabulary = token_labels(*vocabulary_, vocab_size());
         display = std::move(from_vocabulary.labels);
         label_warnings_ = std::move(from_vocabulary.warnings);
     }

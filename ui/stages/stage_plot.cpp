@@ -43,10 +43,6 @@ QString wrap_words(const QString& text, int width) {
     return lines.join(QLatin1Char('\n'));
 }
 
-namespace {
-
-}  // namespace
-
 QString inactive_reason(const SampleTrace& trace, Stage stage) {
     const SamplingParams& p = trace.params;
     if (trace.greedy && stage >= Stage::Temperature && stage <= Stage::Softmax) {
