@@ -241,6 +241,9 @@ private slots:
         };
         QVERIFY(refused(std::string("[{\"prompt_ids\": [") + kMaxU64 + "]}]").contains(kMaxU64));
         QVERIFY(!refused(std::string("[{\"prompt_ids\": [") + kMaxU64 + "]}]").contains("-1"));
+        // A negative id is refused by the reader itself, quoted as typed.
+        QVERIFY(refused("[{\"prompt_ids\": [1, -2]}]").contains("got -2"));
+        QVERIFY(refused("[{\"output_ids\": [-9223372036854775808]}]").contains("-9223372036854775808"));
         QVERIFY(refused(std::string("[{\"skip_draws\": ") + kMaxU64 + "}]").contains("skip_draws"));
         QVERIFY(refused("[{\"skip_draws\": -1}]").contains("skip_draws"));
 

@@ -17,7 +17,8 @@ std::vector<std::int64_t> id_list(const nlohmann::json& value, const std::string
     for (const auto& item : value) {
         if (!item.is_number_integer() ||
             (item.is_number_unsigned() &&
-             item.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
+             item.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) ||
+            (!item.is_number_unsigned() && item.get<std::int64_t>() < 0)) {
             throw InputError(key, where + ": " + key + " must hold integer ids in [0, 9223372036854775807], got " +
                                       item.dump());
         }
