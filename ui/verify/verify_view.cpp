@@ -1,5 +1,7 @@
 #include "ui/verify/verify_view.h"
 
+#include <functional>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -142,46 +144,41 @@ void VerifyView::update_status() {
                                .arg(samples_.rows.size()));
 }
 
-bool VerifyView::loadLogitsFile(const QString& path) {
+// Runs one file's read; a refusal shows its message and changes nothing else.
+bool VerifyView::load(const std::function<void()>& read) {
     try {
+        read();
+        show_error({});
+    } catch (const InputError& error) {
+        show_error(QString::fromUtf8(error.what()));
+        return false;
+    }
+    update_status();
+    return true;
+}
+
+bool VerifyView::loadLogitsFile(const QString& path) {
+    return load([&] {
         logits_ = load_logits_file(path.toStdString());
         logits_name_ = QFileInfo(path).fileName();
         requests_.clear();
         params_name_.clear();
-        show_error({});
-    } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()));
-        return false;
-    }
-    update_status();
-    return true;
+    });
 }
 
 bool VerifyView::loadParamsFile(const QString& path) {
-    try {
+    return load([&] {
         if (logits_.rows == 0) throw InputError("params", "open the logits first: the params file needs one object per row");
         requests_ = load_row_requests_file(path.toStdString(), logits_.rows);
         params_name_ = QFileInfo(path).fileName();
-        show_error({});
-    } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()));
-        return false;
-    }
-    update_status();
-    return true;
+    });
 }
 
 bool VerifyView::loadSamplesFile(const QString& path) {
-    try {
+    return load([&] {
         samples_ = load_samples_file(path.toStdString());
         samples_name_ = QFileInfo(path).fileName();
-        show_error({});
-    } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()));
-        return false;
-    }
-    update_status();
-    return true;
+    });
 }
 
 void VerifyView::setInputs(LogitsMatrix logits, std::vector<RowRequest> requests, SampleRows samples) {

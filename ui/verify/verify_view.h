@@ -6,6 +6,8 @@
 // and the verdict with what it can and cannot vouch for.
 #pragma once
 
+#include <functional>
+
 #include <QFutureWatcher>
 #include <QString>
 #include <QWidget>
@@ -70,6 +72,7 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    bool load(const std::function<void()>& read);
     struct Outcome {
         std::shared_ptr<const SamplerVerification> verification;
         std::vector<std::vector<std::int64_t>> samples;
