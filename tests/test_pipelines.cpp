@@ -280,7 +280,9 @@ private slots:
         };
         QVERIFY(greedy("spec", 0.0));
         QVERIFY(!greedy("spec", 1e-7));
-        QVERIFY(greedy("vllm", 9.999e-6));
+        // vLLM raises 0 < T < 0.01 to 0.01 before its T < 1e-5 test: only T = 0 is greedy.
+        QVERIFY(greedy("vllm", 0.0));
+        QVERIFY(!greedy("vllm", 9.999e-6));
         QVERIFY(!greedy("vllm", 1e-5));
         QVERIFY(greedy("sglang", 9.99e-7));
         QVERIFY(!greedy("sglang", 1e-6));
@@ -295,7 +297,7 @@ private slots:
         }
         QVERIFY(report_of(run("llamacpp", row, with({{Param::Temperature, 0.0}})), Stage::Temperature)
                     .tie_at_boundary);
-        // vLLM raises 1e-5 <= T < 1e-2 to 1e-2.
+        // vLLM raises 0 < T < 1e-2 to 1e-2.
         const auto raised = run("vllm", row, with({{Param::Temperature, 1e-3}}));
         QCOMPARE((*raised.trace.stage(Stage::Temperature).logits)[1], 300.0);
         QCOMPARE(report_of(raised, Stage::Temperature).note, std::string("temperature raised to 0.01"));

@@ -14,6 +14,23 @@ void add_label(nlohmann::ordered_json& row, std::int32_t id, const std::vector<s
     if (id >= 0 && static_cast<std::size_t>(id) < labels.size()) row["label"] = labels[static_cast<std::size_t>(id)];
 }
 
+// The float32 run, where it decided differently (EngineF32 in engine/pipelines/pipeline.h).
+void add_engine_f32(nlohmann::ordered_json& out, const PipelineTrace& trace) {
+    if (!trace.engine_f32) return;
+    const EngineF32& f32 = *trace.engine_f32;
+    nlohmann::ordered_json e;
+    e["note"] = f32.note;
+    if (!f32.error.empty()) {
+        e["error"] = f32.error;
+    } else {
+        e["kept"] = f32.kept;
+        e["probs"] = f32.probs;
+        e["tie_at_boundary"] = f32.tie_at_boundary;
+        e["max_prob_difference"] = f32.max_prob_difference;
+    }
+    out["engine_f32"] = std::move(e);
+}
+
 nlohmann::ordered_json side_to_json(const PipelineTrace& trace) {
     nlohmann::ordered_json out;
     out["pipeline"] = trace.pipeline;
@@ -30,6 +47,7 @@ nlohmann::ordered_json side_to_json(const PipelineTrace& trace) {
     out["tie_at_boundary"] = trace.any_tie();
     out["near_boundary"] = trace.any_near_boundary();
     out["ignored_params"] = trace.ignored_params;
+    add_engine_f32(out, trace);
     return out;
 }
 
@@ -72,6 +90,7 @@ nlohmann::ordered_json pipeline_trace_to_json(const PipelineTrace& trace, const 
     out["tie_at_boundary"] = trace.any_tie();
     out["near_boundary"] = trace.any_near_boundary();
     out["ignored_params"] = trace.ignored_params;
+    add_engine_f32(out, trace);
     return out;
 }
 

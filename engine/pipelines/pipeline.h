@@ -51,6 +51,7 @@ enum class Rule : int {
     // Top-p: the comparison that decides the boundary.
     TopPContract,
     TopPAscendingCumsum,
+    TopPAscendingCumsumStable,
     TopPExclusivePrefix,
     TopPInclusiveCumsum,
     TopPMassAboveByValue,
@@ -70,7 +71,7 @@ struct RuleInfo {
     bool unstable_ties;          // the stack breaks ties by an unstable sort (lower id here, flagged)
 };
 
-inline constexpr std::array<RuleInfo, 23> kRules{{
+inline constexpr std::array<RuleInfo, 24> kRules{{
     {Rule::RepetitionContext, Stage::RepetitionPenalty, "context", "Prompt and output ids",
      "spec, vllm, hf", "Every distinct id of prompt and output: l > 0 ? l / r : l * r.",
      "vllm-project/vllm vllm/model_executor/layers/utils.py apply_penalties; huggingface/transformers "
@@ -93,9 +94,12 @@ inline constexpr std::array<RuleInfo, 23> kRules{{
      "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_penalties_apply", false},
     {Rule::GreedyContract, Stage::Greedy, "contract", "T = 0", "spec, flashinfer-*",
      "T == 0: argmax, ties to the lowest id, no draw.", "sampling contract section 2, step 5", false},
-    {Rule::GreedyVllm, Stage::Greedy, "vllm", "T < 1e-5", "vllm",
-     "T < 1e-5: argmax of the penalised logits, ties to the first index, no draw.",
-     "vllm-project/vllm vllm/v1/sample/sampler.py Sampler.sample (_SAMPLING_EPS)", false},
+    {Rule::GreedyVllm, Stage::Greedy, "vllm", "T = 0", "vllm",
+     "T < 1e-5 after 0 < T < 0.01 was raised to 0.01, so only T = 0: argmax of the penalised logits, ties to the "
+     "first index, no draw.",
+     "vllm-project/vllm vllm/sampling_params.py SamplingParams.__post_init__ (_MAX_TEMP, then _SAMPLING_EPS); "
+     "vllm/v1/sample/sampler.py Sampler.sample",
+     false},
     {Rule::GreedySglang, Stage::Greedy, "sglang", "T < 1e-6", "sglang",
      "T < 1e-6: T := 1, top_k := 1; an all-greedy batch takes argmax (ties to the first index), no draw.",
      "sgl-project/sglang python/sglang/srt/sampling/sampling_params.py SamplingParams.__init__; "
@@ -110,7 +114,7 @@ inline constexpr std::array<RuleInfo, 23> kRules{{
      "sgl-project/sglang python/sglang/srt/layers/sampler.py Sampler.forward",
      false},
     {Rule::TemperatureVllm, Stage::Temperature, "vllm", "l / T, T raised to 0.01", "vllm",
-     "1e-5 <= T < 1e-2 is raised to 1e-2 (_MAX_TEMP); then l / T.",
+     "0 < T < 1e-2 is raised to 1e-2 (_MAX_TEMP); then l / T.",
      "vllm-project/vllm vllm/sampling_params.py SamplingParams.__post_init__ (_MAX_TEMP); "
      "vllm/v1/sample/sampler.py Sampler.sample",
      false},
@@ -142,6 +146,13 @@ inline constexpr std::array<RuleInfo, 23> kRules{{
      "vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p; huggingface/transformers "
      "src/transformers/generation/logits_process.py TopPLogitsWarper",
      true},
+    {Rule::TopPAscendingCumsumStable, Stage::TopP, "ascending_cumsum_stable",
+     "Ascending cumsum <= 1 - p dropped, stable sort", "vllm and hf on the CPU (variant)",
+     "As ascending_cumsum, sorted stably as torch.sort is on the CPU: among equal logits the lower id sits "
+     "first in the ascending order and is dropped first, so the higher ids stay.",
+     "vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p; huggingface/transformers "
+     "src/transformers/generation/logits_process.py TopPLogitsWarper; torch.sort (stable on the CPU)",
+     false},
     {Rule::TopPExclusivePrefix, Stage::TopP, "exclusive_prefix", "Exclusive prefix <= p kept", "sglang",
      "Sort descending, cumsum; drop (cumsum - p_i) > p: the id whose prefix equals p stays.",
      "sgl-project/sglang python/sglang/srt/layers/sampler.py top_k_top_p_min_p_sampling_from_probs_torch", true},
@@ -208,11 +219,38 @@ struct StepReport {
     std::string note;              // one line, e.g. "temperature raised to 0.01"
 };
 
+// The arithmetic a run computes in. F64 is the model every trace reports;
+// F32 repeats the run the way the stacks compute, in float32: the row and the
+// parameters rounded to float32 and every operation's result rounded again,
+// so ties that exist only in float32, masses that cross a threshold only in
+// float32 and probabilities that underflow to 0 show up where the engine
+// would see them.
+enum class Arithmetic { F64, F32 };
+
+// What the float32 run of a preset left, reported when it differs from the
+// f64 model: a different set of ids with nonzero probability (the ids a draw
+// can reach), probabilities more than kEngineF32Tolerance apart, a tie among
+// equal float32 values at a boundary, or a refusal the f64 model does not
+// meet (an overflow to inf).
+struct EngineF32 {
+    IdList kept;          // the float32 run's kept set, ascending (ids whose q underflowed to 0 included)
+    Values probs;         // their probabilities, aligned with kept
+    bool tie_at_boundary = false;
+    double max_prob_difference = 0.0;  // over the ids both runs kept
+    std::string error;    // the float32 run's refusal, when it refused
+    std::string note;     // one line saying what differs
+};
+inline constexpr double kEngineF32Tolerance = 1e-6;
+
 struct PipelineTrace {
     std::string pipeline;         // its name
     SampleTrace trace;            // stages in the pipeline's own order
     std::vector<StepReport> reports;  // aligned with trace.stages
     std::vector<std::string> ignored_params;  // parameter keys set away from off that no step of this pipeline reads
+
+    // The same step in the engine's own float32 arithmetic, present only
+    // where it decides differently (below).
+    std::optional<EngineF32> engine_f32;
 
     bool any_tie() const;
     bool any_near_boundary() const;

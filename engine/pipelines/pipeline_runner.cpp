@@ -1,5 +1,11 @@
 #include "engine/pipelines/pipeline_runner.h"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "engine/base/input_error.h"
 #include "engine/core/inverse_cdf.h"
 #include "engine/core/row_checks.h"
 #include "engine/pipelines/row_state.h"
@@ -12,8 +18,20 @@ namespace {
 // A pipeline run: `out` is null for the lean path, which records nothing.
 class Runner {
 public:
-    Runner(const Pipeline& pipeline, const PipelineInput& input, PipelineTrace* out, const HistoryCounts* history)
-        : pipeline_(pipeline), out_(out), row_(pipeline, (check(pipeline, input), input), out != nullptr, history) {}
+    Runner(const Pipeline& pipeline, const PipelineInput& input, PipelineTrace* out, const HistoryCounts* history,
+           Arithmetic arithmetic = Arithmetic::F64)
+        : pipeline_(pipeline), out_(out),
+          row_(pipeline, (check(pipeline, input), input), out != nullptr, history, arithmetic) {}
+
+    // After run(): the final kept set and its q, and whether any step had to
+    // break a tie at its boundary (recorded in lean runs too).
+    IdList final_kept() const {
+        return row_.greedy_token >= 0 && !row_.draw_after_greedy ? IdList{row_.greedy_token} : row_.kept();
+    }
+    Values final_probs() {
+        return row_.greedy_token >= 0 && !row_.draw_after_greedy ? Values{1.0} : row_.kept_probs();
+    }
+    bool any_tie() const { return any_tie_; }
 
     SampleResult run(Pcg32& rng) {
         record(Stage::Widen, true, StepReport{}, StageTrace{});
@@ -114,6 +132,7 @@ private:
     }
 
     void record(Stage stage, bool active, StepReport report, StageTrace shown) {
+        any_tie_ = any_tie_ || report.tie_at_boundary;
         if (!out_) return;
         report.stage = stage;
         shown.stage = stage;
@@ -126,7 +145,75 @@ private:
     const Pipeline& pipeline_;
     PipelineTrace* out_;
     RowState row_;
+    bool any_tie_ = false;
 };
+
+// The ids of `kept` with q > 0, with their q.
+void nonzero(const IdList& kept, const Values& probs, IdList& ids, Values& q) {
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        if (probs[i] > 0.0) {
+            ids.push_back(kept[i]);
+            q.push_back(probs[i]);
+        }
+    }
+}
+
+// Repeats a preset's step in float32 (Arithmetic::F32) and reports it where it
+// decides differently from the f64 model `model`.
+std::optional<EngineF32> engine_f32(const Pipeline& pipeline, const PipelineInput& input, const Pcg32& rng,
+                                    const HistoryCounts* history, const PipelineTrace& model) {
+    Values logits(input.logits.size());
+    for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = in_arithmetic(Arithmetic::F32, input.logits[i]);
+    PipelineInput rounded = input;
+    rounded.logits = logits;
+    for (const auto& info : kParams) {
+        if (!info.integer) {
+            set_param(rounded.params, info.param, in_arithmetic(Arithmetic::F32, param_value(input.params, info.param)));
+        }
+    }
+    EngineF32 f32;
+    IdList model_ids;
+    Values model_q;
+    nonzero(model.trace.final_kept(), model.trace.final_probs(), model_ids, model_q);
+    IdList f32_ids;
+    Values f32_q;
+    try {
+        Runner runner(pipeline, rounded, nullptr, history, Arithmetic::F32);
+        Pcg32 local = rng;
+        runner.run(local);
+        f32.kept = runner.final_kept();
+        f32.probs = runner.final_probs();
+        nonzero(f32.kept, f32.probs, f32_ids, f32_q);
+        f32.tie_at_boundary = runner.any_tie();
+    } catch (const InputError& e) {
+        f32.error = e.what();
+        f32.note = "in float32 the engine would fail here: " + f32.error;
+        return f32;
+    }
+    for (std::size_t i = 0, j = 0; i < model_ids.size() && j < f32_ids.size();) {
+        if (model_ids[i] < f32_ids[j]) {
+            ++i;
+        } else if (f32_ids[j] < model_ids[i]) {
+            ++j;
+        } else {
+            f32.max_prob_difference = std::max(f32.max_prob_difference, std::fabs(model_q[i] - f32_q[j]));
+            ++i;
+            ++j;
+        }
+    }
+    if (f32_ids != model_ids) {
+        const auto ids = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " id" : " ids"); };
+        f32.note = "in float32 the engine can draw " + ids(f32_ids.size()) + " (q > 0), the f64 model " +
+                   ids(model_ids.size());
+    } else if (f32.max_prob_difference > kEngineF32Tolerance) {
+        f32.note = "in float32 the engine's probabilities differ by up to " + std::to_string(f32.max_prob_difference);
+    } else if (f32.tie_at_boundary && !model.any_tie()) {
+        f32.note = "the engine's float32 values tie at a boundary; its sort decides which stays";
+    } else {
+        return std::nullopt;
+    }
+    return f32;
+}
 
 PipelineTrace start_trace(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t seed) {
     PipelineTrace out;
@@ -147,6 +234,7 @@ PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& input,
     PipelineTrace out = start_trace(pipeline, input, seed);
     Pcg32 local = rng;  // committed only when the step succeeds
     Runner(pipeline, input, &out, history).run(local);
+    if (!pipeline.reference) out.engine_f32 = engine_f32(pipeline, input, rng, history, out);
     rng = local;
     out.trace.draws_before = draws_before;
     out.trace.draws_consumed = draws_before + (out.trace.u ? 1 : 0);

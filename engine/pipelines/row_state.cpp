@@ -10,16 +10,37 @@
 
 namespace samplescope {
 
-void softmax_over_ids(const Values& logits, const IdList& ids, Values& probs) {
-    const SoftmaxSums sums = softmax_sums(logits.data(), ids.data(), static_cast<std::int64_t>(ids.size()));
-    probs.resize(ids.size());
-    for (std::size_t i = 0; i < ids.size(); ++i) probs[i] = softmax_numerator(logits[ids[i]], sums.max_logit);
-    for (auto& q : probs) q /= sums.partition;
+double in_arithmetic(Arithmetic arithmetic, double x) {
+    if (arithmetic == Arithmetic::F64 || !std::isfinite(x)) return x;
+    // The float32 overflow threshold: FLT_MAX plus half an ulp (2^127 x (2 - 2^-24)).
+    constexpr double kOverflow = 3.4028235677973366e38;
+    if (std::fabs(x) >= kOverflow) return std::copysign(HUGE_VAL, x);
+    return static_cast<double>(static_cast<float>(x));
 }
 
-Values softmax_over_ids(const Values& logits, const IdList& ids) {
+void softmax_over_ids(const Values& logits, const IdList& ids, Values& probs, Arithmetic arithmetic) {
+    probs.resize(ids.size());
+    if (arithmetic == Arithmetic::F64) {
+        const SoftmaxSums sums = softmax_sums(logits.data(), ids.data(), static_cast<std::int64_t>(ids.size()));
+        for (std::size_t i = 0; i < ids.size(); ++i) probs[i] = softmax_numerator(logits[ids[i]], sums.max_logit);
+        for (auto& q : probs) q /= sums.partition;
+        return;
+    }
+    double m = -HUGE_VAL;
+    for (const auto id : ids) m = std::max(m, logits[static_cast<std::size_t>(id)]);
+    double z = 0.0;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const double shifted = in_arithmetic(arithmetic, logits[static_cast<std::size_t>(ids[i])] - m);
+        probs[i] = in_arithmetic(arithmetic, std::exp(shifted));
+        z += probs[i];
+    }
+    z = in_arithmetic(arithmetic, z);
+    for (auto& q : probs) q = in_arithmetic(arithmetic, q / z);
+}
+
+Values softmax_over_ids(const Values& logits, const IdList& ids, Arithmetic arithmetic) {
     Values probs;
-    softmax_over_ids(logits, ids, probs);
+    softmax_over_ids(logits, ids, probs, arithmetic);
     return probs;
 }
 
@@ -59,9 +80,9 @@ void finite_ids(const Values& logits, IdList& ids) {
 }  // namespace
 
 RowState::RowState(const Pipeline& pipeline_in, const PipelineInput& input_in, bool tracing_in,
-                   const HistoryCounts* counted)
+                   const HistoryCounts* counted, Arithmetic arithmetic_in)
     : pipeline(pipeline_in), input(input_in), params(input_in.params), vocab(input_in.logits.size()),
-      tracing(tracing_in) {
+      tracing(tracing_in && arithmetic_in == Arithmetic::F64), arithmetic(arithmetic_in) {
     history = counted ? *counted : count_history(input.prompt_ids, input.output_ids, vocab);
     logits_.swap(t_working.logits);
     numerators_.swap(t_working.numerators);
@@ -136,7 +157,7 @@ void RowState::scale(double temperature) {
     for (const auto id : kept_) largest = std::max(largest, std::fabs(logits_[static_cast<std::size_t>(id)]));
     for (const auto id : kept_) {
         auto& l = logits_[static_cast<std::size_t>(id)];
-        l = apply_temperature(l, temperature);
+        l = r(apply_temperature(l, temperature));
         if (!std::isfinite(l)) throw temperature_overflow_error(temperature, id, largest);
     }
     logits_dirty_ = true;
@@ -186,7 +207,7 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
                 }
             }
         } else {
-            softmax_over_ids(logits_, kept_, *probs);
+            softmax_over_ids(logits_, kept_, *probs, arithmetic);
         }
         kept_probs_ = std::move(probs);
         kept_probs_valid_ = true;

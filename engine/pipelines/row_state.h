@@ -23,10 +23,19 @@ namespace samplescope {
 // with them there (docs/pipelines.md).
 inline constexpr double kNearBoundary = 1e-6;
 
+// x as `arithmetic` holds it: unchanged in F64; in F32 rounded to the nearest
+// float32 (ties to even), overflowing to +-inf as a float32 operation would.
+double in_arithmetic(Arithmetic arithmetic, double x);
+
 // Softmax over `ids` (ascending) at `logits`, aligned with ids: max-subtracted,
 // the partition summed sequentially in ascending id order (contract section 2).
-Values softmax_over_ids(const Values& logits, const IdList& ids);
-void softmax_over_ids(const Values& logits, const IdList& ids, Values& probs);
+// In F32, each numerator exp(l - M) and each quotient is rounded to float32
+// (the partition is summed in f64 and rounded once: the stacks' vectorised
+// float sums are not in id order, and this is nearer to them than a serial
+// float32 sum).
+Values softmax_over_ids(const Values& logits, const IdList& ids, Arithmetic arithmetic = Arithmetic::F64);
+void softmax_over_ids(const Values& logits, const IdList& ids, Values& probs,
+                      Arithmetic arithmetic = Arithmetic::F64);
 
 // `ids` in rank order: logit descending, then id ascending. Where a stack
 // sorts unstably this is the order the preset assumes (lower id first).
@@ -36,7 +45,10 @@ class RowState {
 public:
     // `history`, when given, is the input's history already counted (and
     // checked against V); else it is counted here.
-    RowState(const Pipeline& pipeline, const PipelineInput& input, bool tracing, const HistoryCounts* history);
+    // In F32 `input` is already rounded to float32 (the runner's copy) and the
+    // run never traces.
+    RowState(const Pipeline& pipeline, const PipelineInput& input, bool tracing, const HistoryCounts* history,
+             Arithmetic arithmetic = Arithmetic::F64);
     RowState(const RowState&) = delete;
     RowState& operator=(const RowState&) = delete;
     ~RowState();
@@ -46,7 +58,11 @@ public:
     const SamplingParams& params;
     const std::size_t vocab;
     const bool tracing;
+    const Arithmetic arithmetic;
     HistoryCounts history;
+
+    // A result as this run's arithmetic holds it (see in_arithmetic).
+    double r(double x) const { return in_arithmetic(arithmetic, x); }
 
     const Values& logits() const { return logits_; }
     const IdList& kept() const { return kept_; }
@@ -69,8 +85,8 @@ public:
         if (penalised_split_) own_penalised();
         for (std::size_t i = 0; i < ids.size(); ++i) {
             const auto id = static_cast<std::size_t>(ids[i]);
-            logits_[id] = apply(logits_[id], i);
-            if (penalised_split_) penalised_[id] = apply(penalised_[id], i);
+            logits_[id] = r(apply(logits_[id], i));
+            if (penalised_split_) penalised_[id] = r(apply(penalised_[id], i));
         }
         after_penalty(ids, penalty);
     }

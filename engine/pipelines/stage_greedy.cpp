@@ -12,7 +12,9 @@ namespace {
 
 bool triggered(Rule rule, double t, StepReport& report) {
     switch (rule) {
-        case Rule::GreedyVllm: return t < 1e-5;
+        // vLLM tests T < _SAMPLING_EPS (1e-5) after raising 0 < T < 0.01 to
+        // 0.01, so only T = 0 is greedy.
+        case Rule::GreedyVllm: return t == 0.0;
         case Rule::GreedySglang:
             if (t < 1e-6) report.note = "T < 1e-6 is T = 1, top_k = 1; a batch of this row alone takes argmax";
             return t < 1e-6;

@@ -16,7 +16,7 @@ TruncationOutcome decide(Rule rule, const TruncationView& view, const Values& pr
     TruncationOutcome out;
     const double max_prob = *std::max_element(probs.begin(), probs.end());
     out.shown.max_prob = max_prob;
-    const double floor = min_p_floor(max_prob, view.params.min_p);
+    const double floor = in_arithmetic(view.arithmetic, min_p_floor(max_prob, view.params.min_p));
     out.shown.prob_floor = floor;
     if (rule == Rule::MinPProb) {
         // The contract (step 8), vLLM, HF, SGLang, FlashInfer: q < min_p x max q is dropped.
@@ -28,7 +28,8 @@ TruncationOutcome decide(Rule rule, const TruncationView& view, const Values& pr
         // llama.cpp: min_logit = max_logit + logf(p); keep logit >= min_logit.
         double max_logit = -std::numeric_limits<double>::infinity();
         for (const auto id : view.candidates) max_logit = std::max(max_logit, view.logits[id]);
-        const double min_logit = max_logit + std::log(view.params.min_p);
+        const double min_logit =
+            in_arithmetic(view.arithmetic, max_logit + in_arithmetic(view.arithmetic, std::log(view.params.min_p)));
         for (const auto id : view.candidates) {
             if (view.logits[id] >= min_logit) out.kept.push_back(id);
             if (near_threshold(view.logits[id], min_logit)) out.near_boundary = true;
@@ -39,10 +40,10 @@ TruncationOutcome decide(Rule rule, const TruncationView& view, const Values& pr
 
 bool min_p(RowState& row, const PipelineStep& step, StepReport& report, StageTrace& shown) {
     if (!uses_min_p(row.params)) return false;
-    const TruncationView view{row.logits(), row.candidates(), row.params};
+    const TruncationView view = view_of(row);
     // q over the candidates: the row's own cache when they are the kept set.
     Values joint_probs;
-    if (row.joint()) softmax_over_ids(view.logits, view.candidates, joint_probs);
+    if (row.joint()) softmax_over_ids(view.logits, view.candidates, joint_probs, row.arithmetic);
     const Values& probs = row.joint() ? joint_probs : row.kept_probs();
     apply_outcome(row, decide(step.rule, view, probs), report, shown);
     return true;

@@ -70,13 +70,16 @@ bool presence_frequency(RowState& row, const PipelineStep& step, StepReport&, St
         ids.reserve(counts.size());
         for (const auto& [id, count] : counts) ids.push_back(id);
         row.penalise(ids, "presence/frequency penalty", [&](double logit, std::size_t i) {
-            return apply_presence_frequency(logit, static_cast<double>(counts[i].second), f, pr);
+            const auto c = static_cast<double>(counts[i].second);
+            if (row.arithmetic == Arithmetic::F64) return apply_presence_frequency(logit, c, f, pr);
+            // The stacks subtract the frequency term, then the presence term, each in float32.
+            return row.r(row.r(logit - row.r(f * c)) - pr);
         });
     } else {
         // llama.cpp: logit -= c * freq + (c > 0) * present, in one subtraction.
         const PenaltyScope scope = last_n_scope(row);
         row.penalise(scope.ids, "presence/frequency penalty", [&](double logit, std::size_t i) {
-            return logit - (static_cast<double>(scope.counts[i]) * f + pr);
+            return logit - row.r(row.r(static_cast<double>(scope.counts[i]) * f) + pr);
         });
     }
     return true;

@@ -27,8 +27,10 @@ bool temperature(RowState& row, const PipelineStep& step, StepReport& report, St
         row.set_kept({best});
         return true;
     }
-    if (step.rule == Rule::TemperatureVllm && t >= 1e-5 && t < 1e-2) {
-        t = 1e-2;
+    if (step.rule == Rule::TemperatureVllm && t > 0.0 && t < 1e-2) {
+        // SamplingParams.__post_init__ raises every 0 < T < _MAX_TEMP before
+        // its greedy test, so no positive temperature reaches greedy.
+        t = row.r(1e-2);
         report.note = "temperature raised to 0.01";
     }
     if (t == 1.0) return false;

@@ -71,8 +71,7 @@ bool top_k(RowState& row, const PipelineStep& step, StepReport& report, StageTra
     if (step.rule == Rule::TopKContract && !row.joint()) {
         contract(row, static_cast<std::size_t>(row.params.top_k), report, shown);
     } else {
-        apply_outcome(row, stack_rule(step.rule, TruncationView{row.logits(), row.candidates(), row.params}), report,
-                      shown);
+        apply_outcome(row, stack_rule(step.rule, view_of(row)), report, shown);
     }
     return true;
 }

@@ -29,7 +29,7 @@ void contract(RowState& row, double p, StepReport& report, StageTrace& shown) {
     while (rank < n) {
         const std::int32_t id = row.ranked(rank + 1)[rank];
         before = mass;
-        mass += prob_of_id(id);
+        mass = row.r(mass + prob_of_id(id));
         ++rank;
         if (row.tracing) {
             walk_ids->push_back(id);
@@ -51,6 +51,10 @@ TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
     const Ranked ranked = ranked_candidates(view);
     const std::size_t n = ranked.ids.size();
     const double p = view.params.top_p;
+    // In F32 each stack's running sums as it keeps them: llama.cpp adds in
+    // float32; torch's CPU cumsum adds in double and stores each prefix as
+    // float32; comparisons then see float32 values.
+    const auto r = [&view](double x) { return in_arithmetic(view.arithmetic, x); };
     switch (rule) {
         case Rule::TopPContract:
         case Rule::TopPInclusiveCumsum: {
@@ -61,7 +65,7 @@ TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
             double before = 0.0;
             for (std::size_t i = 0; i < n; ++i) {
                 before = mass;
-                mass += ranked.probs[i];
+                mass = r(mass + ranked.probs[i]);
                 if (top_p_reached(mass, p)) {
                     count = i + 1;
                     break;
@@ -77,19 +81,52 @@ TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
             // last (largest) position is always kept. Ascending order is the
             // reverse of the rank order, so among equal values the lower id
             // sits later and survives.
-            const double threshold = 1.0 - p;
+            const double threshold = r(1.0 - p);
             double cumsum = 0.0;
             std::size_t dropped = 0;  // the masked positions form a prefix of the ascending order
             for (std::size_t j = 0; j < n; ++j) {
                 const std::size_t i = n - 1 - j;
                 cumsum += ranked.probs[i];
-                const bool masked = cumsum <= threshold && j + 1 < n;
+                const bool masked = r(cumsum) <= threshold && j + 1 < n;
                 if (near_threshold(cumsum, threshold)) out.near_boundary = true;
                 if (!masked) break;
                 ++dropped;
             }
             keep_prefix(ranked, n - dropped, out, true);
             out.tie_at_boundary = tie_across(view, ranked, n - dropped);
+            break;
+        }
+        case Rule::TopPAscendingCumsumStable: {
+            // The same mask over a stable ascending sort: within a run of equal
+            // logits the ids stay in ascending order (as in the rank order),
+            // so the lower ids are masked first.
+            const auto logit = [&](std::size_t i) { return view.logits[ranked.ids[i]]; };
+            std::vector<std::size_t> ascending;  // positions in `ranked`, ascending by logit, stable
+            ascending.reserve(n);
+            for (std::size_t end = n; end > 0;) {
+                std::size_t start = end - 1;
+                while (start > 0 && logit(start - 1) == logit(end - 1)) --start;
+                for (std::size_t i = start; i < end; ++i) ascending.push_back(i);
+                end = start;
+            }
+            const double threshold = r(1.0 - p);
+            double cumsum = 0.0;
+            std::size_t dropped = 0;
+            for (std::size_t j = 0; j < n; ++j) {
+                cumsum += ranked.probs[ascending[j]];
+                if (near_threshold(cumsum, threshold)) out.near_boundary = true;
+                if (!(r(cumsum) <= threshold && j + 1 < n)) break;
+                ++dropped;
+            }
+            std::size_t last = 0;  // the lowest-ranked kept position: the walk runs up to it
+            IdList kept;
+            for (std::size_t j = dropped; j < n; ++j) {
+                kept.push_back(ranked.ids[ascending[j]]);
+                last = std::max(last, ascending[j]);
+            }
+            std::sort(kept.begin(), kept.end());
+            keep_prefix(ranked, last + 1, out, true);
+            out.kept = std::move(kept);
             break;
         }
         case Rule::TopPExclusivePrefix: {
@@ -99,7 +136,7 @@ TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
             std::vector<bool> keep(n, false);
             for (std::size_t i = 0; i < n; ++i) {
                 probs_sum += ranked.probs[i];
-                const double prefix = probs_sum - ranked.probs[i];
+                const double prefix = r(r(probs_sum) - ranked.probs[i]);
                 keep[i] = !(prefix > p);
                 if (near_threshold(prefix, p)) out.near_boundary = true;
             }
@@ -128,12 +165,12 @@ TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
             std::size_t count = 0;
             for (std::size_t i = 0; i < n; ++i) {
                 if (i > 0 && ranked.probs[i] != ranked.probs[i - 1]) {
-                    above += run_mass;
+                    above = r(above + run_mass);
                     run_mass = 0.0;
                 }
                 if (near_threshold(above, p)) out.near_boundary = true;
                 if (!(above < p)) break;
-                run_mass += ranked.probs[i];
+                run_mass = r(run_mass + ranked.probs[i]);
                 count = i + 1;
             }
             if (count == 0) {
@@ -151,13 +188,20 @@ TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
     return out;
 }
 
+// SGLang's torch path masks (cumsum - q) > p whatever p is, and FlashInfer's
+// kernels search their pivot at p = 1 as at any p: nothing is dropped in exact
+// arithmetic, but a float32 running sum can reach 1.0 and drop the tail. The
+// model keeps p = 1 off; the float32 run applies the rule.
+bool applies_at_one(const RowState& row, Rule rule) {
+    return row.arithmetic == Arithmetic::F32 && (rule == Rule::TopPExclusivePrefix || rule == Rule::TopPMassAboveByValue);
+}
+
 bool top_p(RowState& row, const PipelineStep& step, StepReport& report, StageTrace& shown) {
-    if (!uses_top_p(row.params)) return false;
+    if (!uses_top_p(row.params) && !applies_at_one(row, step.rule)) return false;
     if (step.rule == Rule::TopPContract && !row.joint()) {
         contract(row, row.params.top_p, report, shown);
     } else {
-        apply_outcome(row, stack_rule(step.rule, TruncationView{row.logits(), row.candidates(), row.params}), report,
-                      shown);
+        apply_outcome(row, stack_rule(step.rule, view_of(row)), report, shown);
     }
     return true;
 }

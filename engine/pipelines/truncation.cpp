@@ -6,7 +6,7 @@
 namespace samplescope {
 
 Ranked ranked_candidates(const TruncationView& view) {
-    const Values probs = softmax_over_ids(view.logits, view.candidates);
+    const Values probs = softmax_over_ids(view.logits, view.candidates, view.arithmetic);
     Values prob_of_id(view.logits.size(), 0.0);
     for (std::size_t i = 0; i < view.candidates.size(); ++i) prob_of_id[view.candidates[i]] = probs[i];
     Ranked ranked;

@@ -19,7 +19,13 @@ struct TruncationView {
     const Values& logits;        // all V logits at this point
     const IdList& candidates;    // the ids the rule sees, ascending (never empty)
     const SamplingParams& params;
+    Arithmetic arithmetic;       // F32: the rule's sums and thresholds as its stack computes them
 };
+
+// The view of `row`'s current step.
+inline TruncationView view_of(const RowState& row) {
+    return TruncationView{row.logits(), row.candidates(), row.params, row.arithmetic};
+}
 
 struct TruncationOutcome {
     IdList kept;                  // ascending, a non-empty subset of the candidates
