@@ -258,6 +258,124 @@ private slots:
         QCOMPARE(trace.engine_f32->kept.back(), 9);
     }
 
+    // Each engine's own validation, at its bounds (vllm/sampling_params.py
+    // SamplingParams._verify_args; python/sglang/srt/sampling/sampling_params.py
+    // SamplingParams.verify). The trace is still computed.
+    void engineRefusals_data() {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<int>("param");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("refusal");  // empty: accepted
+        const auto p = [](Param x) { return static_cast<int>(x); };
+        QTest::newRow("vllm presence 2") << "vllm" << p(Param::PresencePenalty) << 2.0 << "";
+        QTest::newRow("vllm presence 2.0000001") << "vllm" << p(Param::PresencePenalty) << 2.0000001
+                                                 << "vLLM would refuse this request: presence_penalty must be in "
+                                                    "[-2, 2], got 2.0000001";
+        QTest::newRow("vllm-cuda frequency -2.5") << "vllm-cuda" << p(Param::FrequencyPenalty) << -2.5
+                                                  << "vLLM would refuse this request: frequency_penalty must be in "
+                                                     "[-2, 2], got -2.5";
+        QTest::newRow("vllm top_p 0") << "vllm" << p(Param::TopP) << 0.0
+                                      << "vLLM would refuse this request: top_p must be in (0, 1], got 0";
+        QTest::newRow("vllm top_p 1e-9") << "vllm" << p(Param::TopP) << 1e-9 << "";
+        QTest::newRow("vllm repetition 2.5") << "vllm" << p(Param::RepetitionPenalty) << 2.5 << "";
+        QTest::newRow("sglang repetition 2") << "sglang" << p(Param::RepetitionPenalty) << 2.0 << "";
+        QTest::newRow("sglang repetition 2.5") << "sglang" << p(Param::RepetitionPenalty) << 2.5
+                                               << "SGLang would refuse this request: repetition_penalty must be in "
+                                                  "[0, 2], got 2.5";
+        QTest::newRow("sglang-flashinfer top_p 0") << "sglang-flashinfer" << p(Param::TopP) << 0.0
+                                                   << "SGLang would refuse this request: top_p must be in (0, 1], got 0";
+        QTest::newRow("hf top_p 0") << "hf" << p(Param::TopP) << 0.0 << "";
+        QTest::newRow("llamacpp presence 5") << "llamacpp" << p(Param::PresencePenalty) << 5.0 << "";
+        QTest::newRow("spec presence 5") << "spec" << p(Param::PresencePenalty) << 5.0 << "";
+    }
+    void engineRefusals() {
+        QFETCH(QString, preset);
+        QFETCH(int, param);
+        QFETCH(double, value);
+        QFETCH(QString, refusal);
+        const std::vector<double> logits{1.0, 3.0, 2.0, 3.0, -1.0};
+        const std::vector<std::int64_t> output{1};
+        SamplingParams params;
+        set_param(params, static_cast<Param>(param), value);
+        params.seed = 1;
+        const PipelineTrace trace =
+            trace_pipeline_once(make_pipeline(preset.toStdString()), PipelineInput{logits, params, {}, output});
+        if (refusal.isEmpty()) {
+            QVERIFY(trace.engine_refusals.empty());
+            return;
+        }
+        QCOMPARE(trace.engine_refusals.size(), std::size_t{1});
+        QVERIFY2(QString::fromStdString(trace.engine_refusals[0]).startsWith(refusal),
+                 trace.engine_refusals[0].c_str());
+    }
+
+    // The logprob each engine returns, per mode, on the contract's worked row.
+    void engineLogprobModes() {
+        const std::vector<double> logits{1.0, 3.0, 2.0, 3.0, -1.0};
+        SamplingParams params;
+        params.temperature = 0.5;
+        params.top_k = 3;
+        params.seed = 0;
+        const auto raw_logprob = [&](std::int32_t token, double t) {
+            double z = 0.0;
+            for (const double l : logits) z += std::exp((l - 3.0) / t);
+            return (logits[static_cast<std::size_t>(token)] - 3.0) / t - std::log(z);
+        };
+        const auto mode = [](const PipelineTrace& trace, const std::string& name) {
+            for (const auto& m : trace.engine_logprobs) {
+                if (m.mode == name) return m.value;
+            }
+            throw std::runtime_error("no mode " + name);
+        };
+        const PipelineTrace vllm = trace_pipeline_once(preset_pipeline("vllm"), PipelineInput{logits, params, {}, {}});
+        const std::int32_t token = vllm.trace.token;
+        QVERIFY(std::fabs(mode(vllm, "raw_logprobs") - raw_logprob(token, 1.0)) < 1e-12);
+        QCOMPARE(mode(vllm, "raw_logits"), logits[static_cast<std::size_t>(token)]);
+        QCOMPARE(mode(vllm, "processed_logits"), logits[static_cast<std::size_t>(token)] / 0.5);
+        double kept_z = 0.0;  // top-3 at T = 0.5: ids 1, 2, 3
+        for (const int id : {1, 2, 3}) kept_z += std::exp((logits[static_cast<std::size_t>(id)] - 3.0) / 0.5);
+        const double processed = (logits[static_cast<std::size_t>(token)] - 3.0) / 0.5 - std::log(kept_z);
+        QVERIFY(std::fabs(mode(vllm, "processed_logprobs") - processed) < 1e-12);
+        const PipelineTrace sglang =
+            trace_pipeline_once(preset_pipeline("sglang"), PipelineInput{logits, params, {}, {}});
+        QVERIFY(std::fabs(mode(sglang, "logprob") - raw_logprob(sglang.trace.token, 0.5)) < 1e-12);
+        QVERIFY(std::fabs(mode(sglang, "original_logprob") - raw_logprob(sglang.trace.token, 1.0)) < 1e-12);
+        const PipelineTrace spec = trace_pipeline_once(preset_pipeline("spec"), PipelineInput{logits, params, {}, {}});
+        QVERIFY(spec.engine_logprobs.empty());
+    }
+
+    // vLLM on CUDA takes FlashInfer's sampler: its top-p keeps a run of equal
+    // probabilities together where the PyTorch path's sort splits it.
+    void vllmCudaPathDiffers() {
+        const std::vector<double> logits{std::log(2.0), 0.0, 0.0};  // q = 0.5, 0.25, 0.25
+        SamplingParams params;
+        params.top_p = 0.6;
+        params.seed = 1;
+        const auto kept = [&](const char* name) {
+            return trace_pipeline_once(preset_pipeline(name), PipelineInput{logits, params, {}, {}}).trace.final_kept();
+        };
+        QCOMPARE(kept("vllm"), (IdList{0, 1}));  // the tie flagged, the lower id kept
+        QCOMPARE(kept("vllm-cuda"), (IdList{0, 1, 2}));
+    }
+
+    // SGLang's FlashInfer backend: top-k and top-p joint, unless min-p is on,
+    // when it renormalises after each. q = [0.4, 0.3, 0.2, 0.1], k = 2, p = 0.5.
+    void sglangFlashInferJointUnlessMinP() {
+        const std::vector<double> logits{std::log(0.4), std::log(0.3), std::log(0.2), std::log(0.1)};
+        SamplingParams params;
+        params.top_k = 2;
+        params.top_p = 0.5;
+        params.seed = 1;
+        const auto kept = [&](double min_p) {
+            SamplingParams p = params;
+            p.min_p = min_p;
+            return trace_pipeline_once(preset_pipeline("sglang-flashinfer"), PipelineInput{logits, p, {}, {}})
+                .trace.final_kept();
+        };
+        QCOMPARE(kept(0.0), (IdList{0, 1}));
+        QCOMPARE(kept(0.01), (IdList{0}));
+    }
+
     // The spec is the contract in f64 and has no float32 run.
     void specHasNoFloat32Run() {
         const std::vector<double> logits{1.0, 1.0 + 1e-9, -3.0};

@@ -31,6 +31,21 @@ void add_engine_f32(nlohmann::ordered_json& out, const PipelineTrace& trace) {
     out["engine_f32"] = std::move(e);
 }
 
+void add_engine_checks(nlohmann::ordered_json& out, const PipelineTrace& trace) {
+    if (!trace.engine_refusals.empty()) out["engine_would_refuse"] = trace.engine_refusals;
+    if (trace.engine_logprobs.empty()) return;
+    auto modes = nlohmann::ordered_json::array();
+    for (const auto& mode : trace.engine_logprobs) {
+        nlohmann::ordered_json m;
+        m["mode"] = mode.mode;
+        m["logprob"] = number_or_null(mode.value);
+        m["default"] = mode.is_default;
+        m["meaning"] = mode.meaning;
+        modes.push_back(std::move(m));
+    }
+    out["engine_logprobs"] = std::move(modes);
+}
+
 nlohmann::ordered_json side_to_json(const PipelineTrace& trace) {
     nlohmann::ordered_json out;
     out["pipeline"] = trace.pipeline;
@@ -91,6 +106,7 @@ nlohmann::ordered_json pipeline_trace_to_json(const PipelineTrace& trace, const 
     out["near_boundary"] = trace.any_near_boundary();
     out["ignored_params"] = trace.ignored_params;
     add_engine_f32(out, trace);
+    add_engine_checks(out, trace);
     return out;
 }
 

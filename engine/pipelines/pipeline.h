@@ -199,6 +199,10 @@ struct Pipeline {
     // Only `spec`: the contract's own pipeline, whose traces print as the
     // contract's JSON (engine/json/trace_json.h) rather than a preset's.
     bool reference = false;
+    // Joint steps are joint only while min-p is off: SGLang's FlashInfer
+    // backend filters top-k and top-p on one distribution, but when min-p is on
+    // it renormalises after top-k and after top-p instead.
+    bool joint_only_without_min_p = false;
 
     const PipelineStep* find_step(Stage stage) const;
 };
@@ -242,6 +246,14 @@ struct EngineF32 {
 };
 inline constexpr double kEngineF32Tolerance = 1e-6;
 
+// One of an engine's logprob modes: what it would return for the sampled token.
+struct EngineLogprob {
+    std::string mode;      // the engine's own name for the mode, e.g. "raw_logprobs"
+    double value = 0.0;    // -inf where the token is masked at that point
+    bool is_default = false;
+    std::string meaning;   // one line: what the number is
+};
+
 struct PipelineTrace {
     std::string pipeline;         // its name
     SampleTrace trace;            // stages in the pipeline's own order
@@ -251,6 +263,12 @@ struct PipelineTrace {
     // The same step in the engine's own float32 arithmetic, present only
     // where it decides differently (below).
     std::optional<EngineF32> engine_f32;
+    // What the modelled engine's own validation would refuse in these
+    // parameters, one line each ("vLLM would refuse this request: ..."); the
+    // trace is still computed, as the model of what the knobs mean.
+    std::vector<std::string> engine_refusals;
+    // The token's logprob as the engine returns it, in each of its modes.
+    std::vector<EngineLogprob> engine_logprobs;
 
     bool any_tie() const;
     bool any_near_boundary() const;

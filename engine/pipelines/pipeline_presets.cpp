@@ -11,13 +11,22 @@
 //             GenerationMixin._get_logits_processor (repetition ... temperature, top-k, top-p, min-p)
 //   llamacpp: ggml-org/llama.cpp common/sampling.cpp common_sampler_init and common/common.h
 //             common_params_sampling::samplers (penalties, top_k, top_p, min_p, temperature; dist)
+//   vllm-cuda: vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.forward_cuda
+//             and flashinfer_sample (top_k_top_p_sampling_from_logits, "top_k_first": mask the logits to
+//             the top k, softmax, top-p by FlashInfer's pivot; top_p_ / top_k_sampling_from_probs alone)
+//   sglang-flashinfer: sgl-project/sglang python/sglang/srt/layers/sampler.py Sampler.forward
+//             (backend "flashinfer": top_k_top_p_sampling_from_probs(filter_apply_order="joint"), or with
+//             need_min_p_sampling top_k_renorm_prob, top_p_renorm_prob, min_p_sampling_from_probs)
 //   flashinfer-*: flashinfer-ai/flashinfer flashinfer/sampling.py
 //             top_k_top_p_sampling_from_probs (filter_apply_order "joint" / "top_k_first")
 #include "engine/pipelines/pipeline_presets.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/base/input_error.h"
+#include "engine/core/element_math.h"
+#include "engine/core/row_math.h"
 
 namespace samplescope {
 
@@ -93,6 +102,23 @@ Pipeline preset_pipeline(std::string_view name) {
                           step(S::MinP, R::MinPProb),
                           step(S::TopK, R::TopKKeepTies),
                           step(S::TopP, R::TopPAscendingCumsum)};
+    } else if (name == "vllm-cuda") {
+        pipeline.steps = {step(S::RepetitionPenalty, R::RepetitionContext),
+                          step(S::PresenceFrequency, R::PresenceFrequencyOutput),
+                          step(S::Greedy, R::GreedyVllm),
+                          step(S::Temperature, R::TemperatureVllm),
+                          step(S::MinP, R::MinPProb),
+                          step(S::TopK, R::TopKFlashInfer),
+                          step(S::TopP, R::TopPMassAboveByValue)};
+    } else if (name == "sglang-flashinfer") {
+        pipeline.steps = {step(S::PresenceFrequency, R::PresenceFrequencyOutput),
+                          step(S::RepetitionPenalty, R::RepetitionOutputOnly),
+                          step(S::Greedy, R::GreedySglang),
+                          step(S::Temperature, R::TemperatureDivide),
+                          step(S::TopK, R::TopKFlashInfer),
+                          step(S::TopP, R::TopPMassAboveByValue, true),
+                          step(S::MinP, R::MinPProb)};
+        pipeline.joint_only_without_min_p = true;
     } else if (name == "sglang") {
         // Additive penalties first, then the multiplicative one (the accumulated
         // path; the other path follows a Python set's order, which is unspecified).
@@ -218,6 +244,105 @@ std::string step_list(const Pipeline& pipeline) {
         if (!out.empty()) out += ",";
         out += std::string(stage_info(s.stage).name) + ":" + std::string(rule_info(s.rule).name);
         if (s.joint) out += ":joint";
+    }
+    return out;
+}
+
+std::vector<std::string> engine_refusals(std::string_view name, const SamplingParams& params) {
+    std::vector<std::string> out;
+    const auto check = [&out](bool refused, std::string_view engine, const std::string& message,
+                              std::string_view source) {
+        if (refused) out.push_back(std::string(engine) + " would refuse this request: " + message + " (" + std::string(source) + ")");
+    };
+    const auto range = [](std::string_view key, std::string_view interval, double value) {
+        return std::string(key) + " must be in " + std::string(interval) + ", got " + format_number(value);
+    };
+    const bool vllm = name == "vllm" || name == "vllm-cuda";
+    const bool sglang = name == "sglang" || name == "sglang-flashinfer";
+    if (vllm || sglang) {
+        const std::string_view engine = vllm ? "vLLM" : "SGLang";
+        const std::string_view source = vllm ? "vllm/sampling_params.py SamplingParams._verify_args"
+                                             : "python/sglang/srt/sampling/sampling_params.py SamplingParams.verify";
+        check(!(params.presence_penalty >= -2.0 && params.presence_penalty <= 2.0), engine,
+              range("presence_penalty", "[-2, 2]", params.presence_penalty), source);
+        check(!(params.frequency_penalty >= -2.0 && params.frequency_penalty <= 2.0), engine,
+              range("frequency_penalty", "[-2, 2]", params.frequency_penalty), source);
+        check(params.top_p == 0.0, engine, range("top_p", "(0, 1]", params.top_p), source);
+        if (sglang) {
+            check(params.repetition_penalty > 2.0, engine,
+                  range("repetition_penalty", "[0, 2]", params.repetition_penalty), source);
+        }
+    }
+    return out;
+}
+
+namespace {
+
+// log_softmax over the whole row at `token`.
+double row_logprob(std::span<const double> logits, std::int32_t token) {
+    const SoftmaxSums sums = row_softmax_sums(logits.data(), static_cast<std::int64_t>(logits.size()));
+    return log_softmax_at(logits[static_cast<std::size_t>(token)], sums.max_logit, sums.partition);
+}
+
+// The logits a trace shows after its last active stage among `stages`, else the raw row.
+std::span<const double> logits_after(const SampleTrace& trace, std::initializer_list<Stage> stages,
+                                     std::span<const double> raw) {
+    std::span<const double> out = raw;
+    for (const auto& stage : trace.stages) {
+        for (const auto s : stages) {
+            if (stage.stage == s && stage.active && stage.logits) out = *stage.logits;
+        }
+    }
+    return out;
+}
+
+double final_logprob(const SampleTrace& trace) {
+    const IdList& kept = trace.final_kept();
+    const auto at = std::lower_bound(kept.begin(), kept.end(), trace.token);
+    if (at == kept.end() || *at != trace.token) return -HUGE_VAL;
+    return std::log(trace.final_probs()[static_cast<std::size_t>(at - kept.begin())]);
+}
+
+}  // namespace
+
+std::vector<EngineLogprob> engine_logprobs(std::string_view name, const SampleTrace& trace,
+                                           std::span<const double> raw_logits) {
+    const std::int32_t token = trace.token;
+    const auto penalised = logits_after(trace, {Stage::RepetitionPenalty, Stage::PresenceFrequency}, raw_logits);
+    const auto scaled =
+        logits_after(trace, {Stage::RepetitionPenalty, Stage::PresenceFrequency, Stage::Temperature}, raw_logits);
+    const double raw = row_logprob(raw_logits, token);
+    const double final_q = final_logprob(trace);
+    const double processed_logit = final_q == -HUGE_VAL ? -HUGE_VAL : scaled[static_cast<std::size_t>(token)];
+    std::vector<EngineLogprob> out;
+    if (name == "vllm" || name == "vllm-cuda") {
+        // vllm/config/model.py LogprobsMode; vllm/v1/sample/sampler.py Sampler.forward.
+        out.push_back({"raw_logprobs", raw, true, "log_softmax of the model's logits, before penalties and temperature"});
+        out.push_back({"raw_logits", raw_logits[static_cast<std::size_t>(token)], false,
+                       "the model's logit, before penalties and temperature"});
+        out.push_back({"processed_logprobs", final_q, false,
+                       "log_softmax after penalties, temperature, min-p, top-k and top-p (the PyTorch path only)"});
+        out.push_back({"processed_logits", processed_logit, false,
+                       "the logit after penalties and temperature, -inf where truncated (the PyTorch path only)"});
+    } else if (name == "sglang" || name == "sglang-flashinfer") {
+        // python/sglang/srt/layers/sampler.py Sampler.forward (return_logprob).
+        out.push_back({"logprob", row_logprob(scaled, token), true,
+                       "log_softmax after penalties and temperature, before top-k, top-p and min-p"});
+        out.push_back({"original_logprob", row_logprob(penalised, token), false,
+                       "log_softmax before temperature (SGLANG_RETURN_ORIGINAL_LOGPROB=1)"});
+    } else if (name == "hf") {
+        // src/transformers/generation/utils.py GenerationMixin._sample.
+        out.push_back({"output_scores", processed_logit, false,
+                       "the processed score: after repetition penalty, temperature and truncation, unnormalised"});
+        out.push_back({"compute_transition_scores", final_q, true,
+                       "log_softmax of the processed scores (normalize_logits=True): log q"});
+        out.push_back({"output_logits", raw_logits[static_cast<std::size_t>(token)], false,
+                       "the model's raw logit"});
+    } else if (name == "llamacpp") {
+        // examples/server/server.cpp (tools/server/ later) populate_token_probs: n_probs, post_sampling_probs.
+        out.push_back({"n_probs", raw, true, "log of the probability from a softmax of the raw logits, before the chain"});
+        out.push_back({"post_sampling_probs", final_q, false,
+                       "log of the probability after the whole chain (penalties, truncation, temperature)"});
     }
     return out;
 }

@@ -5,7 +5,9 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "engine/pipelines/pipeline.h"
 
@@ -18,13 +20,20 @@ struct PresetInfo {
     std::string_view defaults;  // the stack's own defaults, in words
 };
 
-inline constexpr std::array<PresetInfo, 7> kPresets{{
+inline constexpr std::array<PresetInfo, 9> kPresets{{
     {"spec", "Contract (reference)", "penalties -> greedy -> T -> top-k -> top-p -> min-p",
      "the contract's: every step off, T = 1"},
     {"vllm", "vLLM V1", "repetition -> frequency/presence -> greedy -> T -> min-p -> top-k -> top-p",
      "T 1, top_p 1, top_k 0, min_p 0 (a model's generation_config.json overrides them)"},
+    {"vllm-cuda", "vLLM V1 on CUDA (FlashInfer sampler)",
+     "repetition -> frequency/presence -> greedy -> T -> min-p -> top-k (by value) -> top-p (renormalised)",
+     "as vllm; taken on CUDA with FlashInfer unless a request has its own seed or logprobs_mode is processed_*"},
     {"sglang", "SGLang (pytorch backend)", "frequency/presence -> repetition -> greedy -> T -> top-k | top-p | min-p (joint)",
      "T 1, top_p 1, top_k all, min_p 0 (a model's generation_config.json overrides them)"},
+    {"sglang-flashinfer", "SGLang (flashinfer backend)",
+     "frequency/presence -> repetition -> greedy -> T -> top-k | top-p (joint; renormalised after each when min-p "
+     "is on) -> min-p",
+     "as sglang; the default backend where FlashInfer is installed"},
     {"hf", "HF transformers generate()", "repetition -> greedy -> T -> top-k -> top-p -> min-p",
      "top_k 50, T 1, top_p 1, min_p off; do_sample False"},
     {"llamacpp", "llama.cpp (default chain)", "penalties (last 64) -> top-k -> top-p -> min-p -> T",
@@ -60,6 +69,16 @@ Pipeline custom_pipeline(std::string_view stage_list);
 // The step list of a pipeline in the syntax custom_pipeline() reads
 // (disabled steps left out), e.g. "repetition_penalty,top_k:keep_ties".
 std::string step_list(const Pipeline& pipeline);
+
+// What `name`'s engine would refuse in `params`, one line each, with the
+// source of the check; empty for custom pipelines and engines that check
+// nothing beyond the contract's own ranges.
+std::vector<std::string> engine_refusals(std::string_view name, const SamplingParams& params);
+
+// The token's logprob in each of the engine's logprob modes, from a trace of
+// `name` on `raw_logits` (empty for spec and custom pipelines).
+std::vector<EngineLogprob> engine_logprobs(std::string_view name, const SampleTrace& trace,
+                                           std::span<const double> raw_logits);
 
 // `name` is a preset, or "custom" with `stage_list`. Throws InputError.
 Pipeline make_pipeline(std::string_view name, std::string_view stage_list = {});

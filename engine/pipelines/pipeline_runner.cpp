@@ -8,6 +8,7 @@
 #include "engine/base/input_error.h"
 #include "engine/core/inverse_cdf.h"
 #include "engine/core/row_checks.h"
+#include "engine/pipelines/pipeline_presets.h"
 #include "engine/pipelines/row_state.h"
 #include "engine/pipelines/stage_unit.h"
 
@@ -234,7 +235,11 @@ PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& input,
     PipelineTrace out = start_trace(pipeline, input, seed);
     Pcg32 local = rng;  // committed only when the step succeeds
     Runner(pipeline, input, &out, history).run(local);
-    if (!pipeline.reference) out.engine_f32 = engine_f32(pipeline, input, rng, history, out);
+    if (!pipeline.reference) {
+        out.engine_f32 = engine_f32(pipeline, input, rng, history, out);
+        out.engine_refusals = engine_refusals(pipeline.name, input.params);
+        out.engine_logprobs = engine_logprobs(pipeline.name, out.trace, input.logits);
+    }
     rng = local;
     out.trace.draws_before = draws_before;
     out.trace.draws_consumed = draws_before + (out.trace.u ? 1 : 0);

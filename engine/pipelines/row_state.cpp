@@ -103,7 +103,7 @@ RowState::~RowState() {
 
 void RowState::begin_step(const PipelineStep& step, bool truncation_before) {
     const bool truncates = stage_info(step.stage).truncates;
-    joint_ = truncates && step.joint && truncation_before;
+    joint_ = truncates && step.joint && truncation_before && !(pipeline.joint_only_without_min_p && uses_min_p(params));
     if (truncates && !joint_ && any_joint_) group_input_ = kept_;
 }
 
