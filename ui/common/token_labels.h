@@ -24,7 +24,7 @@ public:
         }
         return "tok_" + std::to_string(id);
     }
-    bool has_labels() const { return !display_.empty(); }
+    bool hasLabels() const { return !display_.empty(); }
     const std::vector<std::string>& raw() const { return raw_; }
     const std::vector<std::string>& display() const { return display_; }
 
