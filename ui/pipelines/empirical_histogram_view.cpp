@@ -15,6 +15,7 @@
 #include <qcustomplot.h>
 
 #include "engine/base/input_error.h"
+#include "engine/io/token_display.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "ui/common/cpu_state.h"
 
@@ -199,10 +200,7 @@ void EmpiricalHistogramView::pollProgress() {
 }
 
 QString EmpiricalHistogramView::labelOf(std::int32_t id) const {
-    if (id >= 0 && static_cast<std::size_t>(id) < labels_.size()) {
-        return QString::fromStdString(labels_[static_cast<std::size_t>(id)]);
-    }
-    return QString::number(id);
+    return QString::fromStdString(token_display_label(labels_, id));
 }
 
 void EmpiricalHistogramView::showError(const QString& message) {

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "engine/base/input_error.h"
+#include "engine/io/token_display.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "ui/common/cpu_state.h"
 #include "ui/pipelines/pipeline_editor.h"
@@ -137,10 +138,7 @@ void PipelineCompareView::loadEngineDefaults(const QString& preset) {
 }
 
 QString PipelineCompareView::labelOf(std::int32_t id) const {
-    if (id >= 0 && static_cast<std::size_t>(id) < labels_.size()) {
-        return QString::fromStdString(labels_[static_cast<std::size_t>(id)]);
-    }
-    return QString::number(id);
+    return QString::fromStdString(token_display_label(labels_, id));
 }
 
 QString PipelineCompareView::idList(const IdList& ids) const {
