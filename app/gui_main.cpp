@@ -51,19 +51,19 @@ const samplescope::PipelineExample* find_pipeline_example(const std::string& key
 
 // --tab's names and the views they pick.
 QWidget* tab_widget(samplescope::ui::MainWindow& window, const std::string& tab) {
-    if (tab == "tokens") return window.token_table();
-    if (tab == "logits") return window.logits_editor();
-    if (tab == "compare-pipelines") return window.pipeline_compare_view();
-    if (tab == "histogram") return window.histogram_view();
-    if (tab == "batch") return window.batch_compare_view();
-    if (tab == "verify") return window.verify_view();
-    return window.pipeline_view();
+    if (tab == "tokens") return window.tokenTable();
+    if (tab == "logits") return window.logitsEditor();
+    if (tab == "compare-pipelines") return window.pipelineCompareView();
+    if (tab == "histogram") return window.histogramView();
+    if (tab == "batch") return window.batchCompareView();
+    if (tab == "verify") return window.verifyView();
+    return window.pipelineView();
 }
 
 // Runs the histogram view's draws to the end (the event loop keeps turning).
 void run_histogram(samplescope::ui::MainWindow& window, int draws) {
-    auto* view = window.histogram_view();
-    window.show_view(view);  // feeds it the window's input
+    auto* view = window.histogramView();
+    window.showView(view);  // feeds it the window's input
     view->setDraws(draws);
     view->start();
     QDeadlineTimer deadline(120000);
@@ -119,10 +119,10 @@ std::optional<StartRequest> resolve_start(samplescope::RequestOptions options, c
 void apply_start(samplescope::ui::MainWindow& window, const StartRequest& start) {
     auto& session = window.session();
     const auto& request = start.resolved;
-    if (!start.on_example) session.set_logits(request.logits, request.labels, start.source);
-    session.set_params(request.params);
-    session.set_history(request.prompt_ids, request.output_ids);
-    if (request.skip_draws > 0) session.skip_draws(request.skip_draws);
+    if (!start.on_example) session.setLogits(request.logits, request.labels, start.source);
+    session.setParams(request.params);
+    session.setHistory(request.prompt_ids, request.output_ids);
+    if (request.skip_draws > 0) session.skipDraws(request.skip_draws);
 }
 
 }  // namespace
@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
             throw samplescope::InputError("pipeline-example", "--pipeline-example brings its own row and parameters; "
                                                               "give no logits or parameter flags with it");
         }
-        start = resolve_start(request_options, samplescope::ui::realistic_example());
+        start = resolve_start(request_options, samplescope::ui::realisticExample());
         if (!vocab_file.empty()) vocabulary = samplescope::load_vocabulary(vocab_file);
     } catch (const samplescope::InputError& error) {
         std::cerr << "samplescope: " << error.what() << "\n";
@@ -202,35 +202,35 @@ int main(int argc, char** argv) {
     samplescope::ui::MainWindow window(samplescope::ui::MainWindowOptions{!screenshot});
     try {
         if (start) apply_start(window, *start);
-        if (!view.pipeline_example.empty()) window.load_pipeline_example(*find_pipeline_example(view.pipeline_example));
+        if (!view.pipeline_example.empty()) window.loadPipelineExample(*find_pipeline_example(view.pipeline_example));
         if (vocabulary) {
-            window.set_vocabulary(std::move(*vocabulary));
-            for (const auto& warning : window.session().label_warnings()) std::cerr << "samplescope: warning: " << warning << "\n";
+            window.setVocabulary(std::move(*vocabulary));
+            for (const auto& warning : window.session().labelWarnings()) std::cerr << "samplescope: warning: " << warning << "\n";
         }
-        if (view.top_n > 0) window.pipeline_view()->top_n_box()->setValue(view.top_n);
-        if (view.log_scale) window.pipeline_view()->log_scale_box()->setChecked(true);
-        if (!view.tab.empty() || view.pipeline_example.empty()) window.show_view(tab_widget(window, view.tab));
+        if (view.top_n > 0) window.pipelineView()->topNBox()->setValue(view.top_n);
+        if (view.log_scale) window.pipelineView()->logScaleBox()->setChecked(true);
+        if (!view.tab.empty() || view.pipeline_example.empty()) window.showView(tab_widget(window, view.tab));
         if (screenshot) {
             window.resize(1600, 1000);
             window.show();
-            if (!window.wait_until_drawn()) throw samplescope::InputError("screenshot", "the window was not drawn in time");
+            if (!window.waitUntilDrawn()) throw samplescope::InputError("screenshot", "the window was not drawn in time");
             if (view.histogram_draws > 0) {
                 run_histogram(window, view.histogram_draws);
-                if (!view.tab.empty()) window.show_view(tab_widget(window, view.tab));
+                if (!view.tab.empty()) window.showView(tab_widget(window, view.tab));
             }
-            if (view.select >= 0) window.select_token(static_cast<std::int32_t>(view.select));
+            if (view.select >= 0) window.selectToken(static_cast<std::int32_t>(view.select));
             // What the engine refused while drawing (a temperature the CLI
             // refuses too) is refused here as there: exit 2, one line, no PNG.
-            if (!window.last_failure().isEmpty()) {
-                std::cerr << "samplescope: " << samplescope::escape_text(window.last_failure().toStdString()) << "\n";
+            if (!window.lastFailure().isEmpty()) {
+                std::cerr << "samplescope: " << samplescope::escape_text(window.lastFailure().toStdString()) << "\n";
                 return 2;
             }
-            if (!window.error_banner()->isHidden() && !window.error_banner()->is_warning()) {
-                std::cerr << "samplescope: " << samplescope::escape_text(window.error_banner()->message().toStdString())
+            if (!window.errorBanner()->isHidden() && !window.errorBanner()->isWarning()) {
+                std::cerr << "samplescope: " << samplescope::escape_text(window.errorBanner()->message().toStdString())
                           << "\n";
                 return 2;
             }
-            window.save_screenshot(QString::fromStdString(view.screenshot));
+            window.saveScreenshot(QString::fromStdString(view.screenshot));
             return 0;
         }
     } catch (const samplescope::InputError& error) {
@@ -240,12 +240,12 @@ int main(int argc, char** argv) {
         std::cerr << "samplescope: out of memory (try a smaller input or a lower --max-memory)\n";
         return 2;
     }
-    if (view.select >= 0) window.select_token(static_cast<std::int32_t>(view.select));
+    if (view.select >= 0) window.selectToken(static_cast<std::int32_t>(view.select));
     window.show();
     if (view.histogram_draws > 0) {
-        window.show_view(window.histogram_view());
-        window.histogram_view()->setDraws(view.histogram_draws);
-        window.histogram_view()->start();
+        window.showView(window.histogramView());
+        window.histogramView()->setDraws(view.histogram_draws);
+        window.histogramView()->start();
     }
     return QApplication::exec();
 }

@@ -53,9 +53,9 @@ int main(int argc, char** argv) {
     ui::MainWindow window(ui::MainWindowOptions{false});
     window.resize(1600, 1000);
     window.show();
-    window.load_example(ui::realistic_example());
-    window.wait_until_drawn();
-    const auto& trace = *window.current_view()->trace;
+    window.loadExample(ui::realisticExample());
+    window.waitUntilDrawn();
+    const auto& trace = *window.currentView()->trace;
     int active = 0;
     for (const auto& stage : trace.stages) active += stage.active ? 1 : 0;
     double load = 0.0;
@@ -65,25 +65,25 @@ int main(int argc, char** argv) {
     }
     std::printf("bench_gui: load average %.2f on %d CPUs\n", load, QThread::idealThreadCount());
     std::printf("bench_gui: V = %zu, %d of %zu stages active, top N = %zu\n", trace.vocab_size, active, trace.stages.size(),
-                window.pipeline_view()->top_n());
+                window.pipelineView()->topN());
 
     std::vector<double> drawn, painted, worker, display, cpu;
     for (const auto& info : kParams) {
-        auto* control = window.parameter_panel()->control(info.param);
+        auto* control = window.parameterPanel()->control(info.param);
         const int original = control->slider()->value();
         for (const int position : sweep_positions(*control, 8)) {
             const auto start = Clock::now();
             control->slider()->setValue(position);
-            window.wait_until_drawn();
+            window.waitUntilDrawn();
             drawn.push_back(ms_since(start));
             window.repaint();  // paint every widget now, not at the next event-loop turn
             painted.push_back(ms_since(start));
-            worker.push_back(window.current_view()->compute_ms);
-            display.push_back(window.last_display_ms());
-            cpu.push_back(window.current_view()->compute_cpu_ms + window.last_display_cpu_ms());
+            worker.push_back(window.currentView()->compute_ms);
+            display.push_back(window.lastDisplayMs());
+            cpu.push_back(window.currentView()->compute_cpu_ms + window.lastDisplayCpuMs());
         }
         control->slider()->setValue(original);
-        window.wait_until_drawn();
+        window.waitUntilDrawn();
     }
     const Summary d = summarise(drawn), p = summarise(painted), w = summarise(worker), g = summarise(display), c = summarise(cpu);
     std::printf("slider sweep: %zu changes over %zu sliders\n", drawn.size(), kParams.size());
@@ -94,16 +94,16 @@ int main(int argc, char** argv) {
     std::printf("  change -> window repainted (full draw):     median %.1f ms, worst %.1f ms\n", p.median, p.worst);
 
     // A drag: many slider events back to back. The newest request wins; stale results are dropped.
-    auto* top_p = window.parameter_panel()->control(Param::TopP)->slider();
-    const auto dropped_before = window.worker().dropped_count();
+    auto* top_p = window.parameterPanel()->control(Param::TopP)->slider();
+    const auto dropped_before = window.worker().droppedCount();
     const auto start = Clock::now();
     for (int position = 50; position <= 98; ++position) {
         top_p->setValue(position);
         QCoreApplication::processEvents();
     }
-    window.wait_until_drawn();
+    window.waitUntilDrawn();
     window.repaint();
     std::printf("drag: 49 top-p events in a burst, last one drawn after %.1f ms; %llu stale requests skipped\n",
-                ms_since(start), static_cast<unsigned long long>(window.worker().dropped_count() - dropped_before));
+                ms_since(start), static_cast<unsigned long long>(window.worker().droppedCount() - dropped_before));
     return 0;
 }

@@ -62,8 +62,8 @@ private:
         return path;
     }
     void load(const Example& example) {
-        QVERIFY(window_->load_example(example));
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->loadExample(example));
+        QVERIFY(window_->waitUntilDrawn());
     }
     // Lets queued refreshes run.
     static void settle() {
@@ -71,20 +71,20 @@ private:
     }
     // The token table's label for an id.
     QString table_label(std::int32_t id) {
-        TokenTableModel* model = window_->token_table()->model();
-        return model->data(model->index(model->row_of(id), TokenTableModel::Label)).toString();
+        TokenTableModel* model = window_->tokenTable()->model();
+        return model->data(model->index(model->rowOf(id), TokenTableModel::Label)).toString();
     }
     // Every place the window names tokens shows the vocabulary's readable label.
     void expect_labels_everywhere(const Vocabulary& vocabulary) {
-        QVERIFY(window_->wait_until_drawn());
-        const SampleTrace& trace = *window_->current_view()->trace;
+        QVERIFY(window_->waitUntilDrawn());
+        const SampleTrace& trace = *window_->currentView()->trace;
         const QString chosen = qs(vocabulary.label(static_cast<std::size_t>(trace.token)));
         QVERIFY(!chosen.isEmpty());
-        QVERIFY2(window_->result_bar()->text().contains(chosen.toHtmlEscaped()), qPrintable(window_->result_bar()->text()));
+        QVERIFY2(window_->resultBar()->text().contains(chosen.toHtmlEscaped()), qPrintable(window_->resultBar()->text()));
         for (std::size_t id = 0; id < trace.vocab_size && id < vocabulary.size(); ++id) {
             QCOMPARE(table_label(static_cast<std::int32_t>(id)), qs(vocabulary.label(id)));
         }
-        const QStringList ticks = tick_labels(window_->pipeline_view()->plot(Stage::Softmax));
+        const QStringList ticks = tick_labels(window_->pipelineView()->plot(Stage::Softmax));
         QVERIFY2(ticks.contains(chosen), qPrintable(ticks.join(QLatin1Char('|'))));
     }
 
@@ -92,7 +92,7 @@ private slots:
     void init() {
         window_ = std::make_unique<MainWindow>(MainWindowOptions{false});
         window_->show();
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->waitUntilDrawn());
     }
     void cleanup() { window_.reset(); }
 
@@ -101,7 +101,7 @@ private slots:
         for (int i = 0; i < window_->views()->count(); ++i) titles << window_->views()->tabText(i);
         QVERIFY(titles.contains(QStringLiteral("Compare pipelines")));
         QVERIFY(titles.contains(QStringLiteral("Empirical sampling")));
-        QVERIFY(window_->pipeline_compare_view()->isAncestorOf(window_->pipeline_compare_view()->table()));
+        QVERIFY(window_->pipelineCompareView()->isAncestorOf(window_->pipelineCompareView()->table()));
         // The window keeps its size: a wide view scrolls inside its tab.
         QCOMPARE(window_->size(), QSize(1600, 1000));
     }
@@ -115,11 +115,11 @@ private slots:
         for (std::size_t i = 0; i < pipeline_examples().size(); ++i) {
             const PipelineExample& e = pipeline_examples()[i];
             QCOMPARE(actions[static_cast<qsizetype>(i)]->text(), qs(e.title));
-            window_->show_view(window_->pipeline_view());
+            window_->showView(window_->pipelineView());
             actions[static_cast<qsizetype>(i)]->trigger();
-            QVERIFY(window_->wait_until_drawn());
+            QVERIFY(window_->waitUntilDrawn());
             settle();
-            PipelineCompareView* view = window_->pipeline_compare_view();
+            PipelineCompareView* view = window_->pipelineCompareView();
             QVERIFY2(on_show(*window_, view), e.key.c_str());
             // The window holds the example's row and parameters.
             QCOMPARE(*window_->session().logits(), e.logits);
@@ -144,83 +144,83 @@ private slots:
     }
 
     void tokenizerJsonLabelsEveryView() {
-        load(worked_example());
+        load(workedExample());
         const QString path = write(QStringLiteral("tokenizer.json"),
                                    testing::tokenizer_json({"\xC4\xA0the", "\xC4\x8A", "cat", "\xC4\xA0sat", "on"}, {}, true));
         const Vocabulary vocabulary = load_vocabulary(path.toStdString());
         QVERIFY(vocabulary.label(0) != "\xC4\xA0the");  // the readable form, not the stored piece
-        QVERIFY(window_->open_vocabulary_file(path));
-        QVERIFY(window_->error_banner()->isHidden());
+        QVERIFY(window_->openVocabularyFile(path));
+        QVERIFY(window_->errorBanner()->isHidden());
         expect_labels_everywhere(vocabulary);
         // The history names tokens too, and the label survives a new row of the same size.
         window_->step();
         const auto token = window_->session().request().output_ids().back();
-        QVERIFY(window_->history_panel()->findChildren<QLabel*>().size() > 0);
-        QVERIFY(window_->paste_logits_text(QStringLiteral("0, 0, 5, 0, 0"), QStringLiteral("clipboard")));
-        QVERIFY(window_->wait_until_drawn());
-        QCOMPARE(window_->current_view()->trace->token, 2);
+        QVERIFY(window_->historyPanel()->findChildren<QLabel*>().size() > 0);
+        QVERIFY(window_->pasteLogitsText(QStringLiteral("0, 0, 5, 0, 0"), QStringLiteral("clipboard")));
+        QVERIFY(window_->waitUntilDrawn());
+        QCOMPARE(window_->currentView()->trace->token, 2);
         expect_labels_everywhere(vocabulary);
         QCOMPARE(qs(window_->session().labels()->label(token)), qs(vocabulary.label(static_cast<std::size_t>(token))));
         // Clearing it brings back ids.
-        window_->clear_vocabulary();
-        QVERIFY(window_->wait_until_drawn());
+        window_->clearVocabulary();
+        QVERIFY(window_->waitUntilDrawn());
         QCOMPARE(table_label(2), QStringLiteral("tok_2"));
     }
 
     void vocabTxtLabelsTheTableAndResult() {
-        load(abcd_example());
+        load(abcdExample());
         const QString path = write(QStringLiteral("vocab.txt"), " the\nnew\tline\nx\n\x01y\n");
         const Vocabulary vocabulary = load_vocabulary(path.toStdString());
         QCOMPARE(vocabulary.size(), std::size_t{4});
-        QVERIFY(window_->open_vocabulary_file(path));
-        QVERIFY(window_->error_banner()->isHidden());
+        QVERIFY(window_->openVocabularyFile(path));
+        QVERIFY(window_->errorBanner()->isHidden());
         expect_labels_everywhere(vocabulary);
         QVERIFY(table_label(0) != QStringLiteral(" the"));  // the space is made visible
     }
 
     void vocabularyOfAnotherSizeWarnsAndLabelsWhatItHas() {
-        load(worked_example());  // V = 5
+        load(workedExample());  // V = 5
         const QString small = write(QStringLiteral("small.txt"), "alpha\nbeta\ngamma\n");
-        QVERIFY(window_->open_vocabulary_file(small));
+        QVERIFY(window_->openVocabularyFile(small));
         const auto expected = token_labels(load_vocabulary(small.toStdString()), 5);
         QCOMPARE(expected.warnings.size(), std::size_t{1});
-        QVERIFY(window_->error_banner()->isVisible());
-        QVERIFY(window_->error_banner()->is_warning());
-        QVERIFY(window_->error_banner()->message().contains(qs(expected.warnings.front()).toHtmlEscaped()));
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->errorBanner()->isVisible());
+        QVERIFY(window_->errorBanner()->isWarning());
+        QVERIFY(window_->errorBanner()->message().contains(qs(expected.warnings.front()).toHtmlEscaped()));
+        QVERIFY(window_->waitUntilDrawn());
         QCOMPARE(table_label(0), QStringLiteral("alpha"));
         QCOMPARE(table_label(2), QStringLiteral("gamma"));
         QCOMPARE(table_label(3), QStringLiteral("tok_3"));
         QCOMPARE(table_label(4), QStringLiteral("tok_4"));
         // A larger one: its extra tokens are not shown, and it says so.
         const QString large = write(QStringLiteral("large.txt"), "a\nb\nc\nd\ne\nf\ng\n");
-        QVERIFY(window_->open_vocabulary_file(large));
-        QVERIFY(window_->error_banner()->is_warning());
-        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("are not shown")));
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->openVocabularyFile(large));
+        QVERIFY(window_->errorBanner()->isWarning());
+        QVERIFY(window_->errorBanner()->message().contains(QStringLiteral("are not shown")));
+        QVERIFY(window_->waitUntilDrawn());
         QCOMPARE(table_label(4), QStringLiteral("e"));
         // A row that fits it clears the warning.
-        QVERIFY(window_->paste_logits_text(QStringLiteral("1 2 3 4 5 6 7"), QStringLiteral("clipboard")));
-        QVERIFY(window_->error_banner()->isHidden());
+        QVERIFY(window_->pasteLogitsText(QStringLiteral("1 2 3 4 5 6 7"), QStringLiteral("clipboard")));
+        QVERIFY(window_->errorBanner()->isHidden());
     }
 
     void badVocabularyKeepsThePreviousLabels() {
-        load(worked_example());
+        load(workedExample());
         const QString good = write(QStringLiteral("vocab.json"), testing::vocab_json({"a", "b", "c", "d", "e"}));
-        QVERIFY(window_->open_vocabulary_file(good));
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->openVocabularyFile(good));
+        QVERIFY(window_->waitUntilDrawn());
         const auto before = window_->session().labels();
         const QString before_table = table_label(3);
         QCOMPARE(before_table, QStringLiteral("d"));
         const QString bad = write(QStringLiteral("broken.json"), "{\"model\": {\"vocab\": {\"a\": ");
-        QVERIFY(!window_->open_vocabulary_file(bad));
-        QVERIFY(window_->error_banner()->isVisible());
-        QVERIFY(!window_->error_banner()->is_warning());
-        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("broken.json")));
-        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("previous labels are unchanged")));
-        QVERIFY(!window_->open_vocabulary_file(dir_.filePath(QStringLiteral("missing.gguf"))));
-        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("missing.gguf")));
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(!window_->openVocabularyFile(bad));
+        QVERIFY(window_->errorBanner()->isVisible());
+        QVERIFY(!window_->errorBanner()->isWarning());
+        QVERIFY(window_->errorBanner()->message().contains(QStringLiteral("broken.json")));
+        QVERIFY(window_->errorBanner()->message().contains(QStringLiteral("previous labels are unchanged")));
+        QVERIFY(!window_->openVocabularyFile(dir_.filePath(QStringLiteral("missing.gguf"))));
+        QVERIFY(window_->errorBanner()->message().contains(QStringLiteral("missing.gguf")));
+        QVERIFY(window_->waitUntilDrawn());
         QVERIFY(window_->session().labels() == before);
         QCOMPARE(table_label(3), before_table);
     }
@@ -230,16 +230,16 @@ private slots:
         NpyWriteOptions options;
         options.format = {FloatType::BF16, false};
         const QString path = write(QStringLiteral("row_bf16.npy"), encode_npy({6}, values, options));
-        QVERIFY(window_->open_logits_file(path));
+        QVERIFY(window_->openLogitsFile(path));
         QCOMPARE(*window_->session().logits(), values);
-        QVERIFY(window_->wait_until_drawn());
-        QCOMPARE(window_->current_view()->trace->vocab_size, values.size());
+        QVERIFY(window_->waitUntilDrawn());
+        QCOMPARE(window_->currentView()->trace->vocab_size, values.size());
         // A big-endian f16 batch opens on its first row.
         options.format = {FloatType::F16, true};
         const std::vector<double> batch{1, 2, 3, 4, 5, 6};
-        QVERIFY(window_->open_logits_file(write(QStringLiteral("batch_f16.npy"), encode_npy({2, 3}, batch, options))));
+        QVERIFY(window_->openLogitsFile(write(QStringLiteral("batch_f16.npy"), encode_npy({2, 3}, batch, options))));
         QCOMPARE(*window_->session().logits(), (std::vector<double>{1, 2, 3}));
-        QCOMPARE(window_->session().matrix_rows(), std::size_t{2});
+        QCOMPARE(window_->session().matrixRows(), std::size_t{2});
     }
 
     void multiTensorSafetensorsAsksForATensorAndFillsTheHistory() {
@@ -253,11 +253,11 @@ private slots:
                                                        {"output_ids", {1}, {}, FloatType::F32, {2}}}));
         QStringList offered;
         QString answer = QStringLiteral("logits_b");
-        window_->set_tensor_chooser([&](const QString&, const QStringList& tensors) {
+        window_->setTensorChooser([&](const QString&, const QStringList& tensors) {
             offered = tensors;
             return answer;
         });
-        QVERIFY(window_->open_logits_file(path));
+        QVERIFY(window_->openLogitsFile(path));
         QStringList expected_names;
         for (const auto& name : safetensors_float_tensors(path.toStdString())) expected_names << qs(name);
         QCOMPARE(offered, expected_names);
@@ -268,69 +268,69 @@ private slots:
         QCOMPARE(*window_->session().logits(), expected.row(0));
         QCOMPARE(window_->session().request().prompt_ids(), expected.prompt_ids);
         QCOMPARE(window_->session().request().output_ids(), expected.output_ids);
-        QCOMPARE(window_->history_panel()->prompt_entry()->text(), QStringLiteral("4, 1"));
-        QCOMPARE(window_->history_panel()->output_entry()->text(), QStringLiteral("2"));
-        QVERIFY(window_->wait_until_drawn());
-        QCOMPARE(window_->current_view()->trace->vocab_size, std::size_t{5});
+        QCOMPARE(window_->historyPanel()->promptEntry()->text(), QStringLiteral("4, 1"));
+        QCOMPARE(window_->historyPanel()->outputEntry()->text(), QStringLiteral("2"));
+        QVERIFY(window_->waitUntilDrawn());
+        QCOMPARE(window_->currentView()->trace->vocab_size, std::size_t{5});
 
         // Cancelling the choice changes nothing.
         answer.clear();
-        QVERIFY(!window_->open_logits_file(path));
+        QVERIFY(!window_->openLogitsFile(path));
         QCOMPARE(*window_->session().logits(), expected.row(0));
         // logits_a has V = 4, so the file's prompt id 4 is out of range: refused whole.
         answer = QStringLiteral("logits_a");
-        QVERIFY(!window_->open_logits_file(path));
-        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("prompt_ids has id 4 outside [0, 4)")));
-        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("dump.safetensors")));
+        QVERIFY(!window_->openLogitsFile(path));
+        QVERIFY(window_->errorBanner()->message().contains(QStringLiteral("prompt_ids has id 4 outside [0, 4)")));
+        QVERIFY(window_->errorBanner()->message().contains(QStringLiteral("dump.safetensors")));
         QCOMPARE(*window_->session().logits(), expected.row(0));
         QCOMPARE(window_->session().request().prompt_ids(), expected.prompt_ids);
     }
 
     void tabSeparatedLinePastesAsNumbers() {
-        load(abcd_example());
-        QVERIFY(window_->paste_logits_text(QStringLiteral("1\t2\t3"), QStringLiteral("clipboard")));
+        load(abcdExample());
+        QVERIFY(window_->pasteLogitsText(QStringLiteral("1\t2\t3"), QStringLiteral("clipboard")));
         QCOMPARE(*window_->session().logits(), (std::vector<double>{1, 2, 3}));
-        QVERIFY(!window_->session().labels()->has_labels());
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(!window_->session().labels()->hasLabels());
+        QVERIFY(window_->waitUntilDrawn());
         QCOMPARE(table_label(0), QStringLiteral("tok_0"));
         // Through the clipboard and the editor's Paste button, as a user pastes a spreadsheet row.
         QApplication::clipboard()->setText(QStringLiteral("-1\t0.5\t2\t4\n"));
         QPushButton* paste = nullptr;
-        for (auto* button : window_->logits_editor()->findChildren<QPushButton*>()) {
+        for (auto* button : window_->logitsEditor()->findChildren<QPushButton*>()) {
             if (button->text() == QStringLiteral("Paste")) paste = button;
         }
         QVERIFY(paste);
         QTest::mouseClick(paste, Qt::LeftButton);
         QCOMPARE(*window_->session().logits(), (std::vector<double>{-1, 0.5, 2, 4}));
-        QVERIFY(!window_->session().labels()->has_labels());
+        QVERIFY(!window_->session().labels()->hasLabels());
         // A label that is not a number still makes a labelled line.
-        QVERIFY(window_->paste_logits_text(QStringLiteral("yes\t2\nno\t1\n"), QStringLiteral("clipboard")));
+        QVERIFY(window_->pasteLogitsText(QStringLiteral("yes\t2\nno\t1\n"), QStringLiteral("clipboard")));
         QCOMPARE(window_->session().labels()->label(0), std::string("yes"));
     }
 
     void viewsFollowTheInputOnlyWhileOnShow() {
-        load(worked_example());
-        PipelineCompareView* compare = window_->pipeline_compare_view();
-        EmpiricalHistogramView* histogram = window_->histogram_view();
+        load(workedExample());
+        PipelineCompareView* compare = window_->pipelineCompareView();
+        EmpiricalHistogramView* histogram = window_->histogramView();
         // Never shown: never computed.
         QVERIFY(!compare->diff().has_value());
-        window_->show_view(compare);
+        window_->showView(compare);
         QVERIFY(compare->diff().has_value());
         QCOMPARE(compare->diff()->a.trace.final_kept(), (IdList{1, 3}));  // spec on the worked example
         // A change while the tab is on show reaches it.
         SamplingParams params = window_->session().params();
         params.top_p = 1.0;
-        window_->session().set_params(params);
+        window_->session().setParams(params);
         settle();
         QCOMPARE(compare->params().top_p, 1.0);
         QCOMPARE(compare->diff()->a.trace.final_kept(), (IdList{1, 2, 3}));
         // Hidden, it waits; shown again, it catches up.
-        window_->show_view(window_->pipeline_view());
+        window_->showView(window_->pipelineView());
         params.top_k = 0;
-        window_->session().set_params(params);
+        window_->session().setParams(params);
         settle();
         QCOMPARE(compare->params().top_k, std::int64_t{3});
-        window_->show_view(compare);
+        window_->showView(compare);
         QCOMPARE(compare->params().top_k, std::int64_t{0});
         QCOMPARE(compare->diff()->a.trace.final_kept(), (IdList{0, 1, 2, 3, 4}));
         // Loading an engine's defaults there sets the window's parameters.
@@ -338,27 +338,27 @@ private slots:
         for (auto* button : compare->editorA()->findChildren<QPushButton*>()) button->click();
         QCOMPARE(window_->session().params().top_k, std::int64_t{50});
         // The histogram draws only on its button, from the window's input.
-        window_->show_view(histogram);
+        window_->showView(histogram);
         QVERIFY(!histogram->result().has_value());
         histogram->setDraws(20000);
         QSignalSpy finished(histogram, &EmpiricalHistogramView::finished);
         QTest::mouseClick(histogram->drawButton(), Qt::LeftButton);
         QVERIFY(finished.wait(60000));
         QVERIFY(histogram->result().has_value());
-        const WindowInput input = window_->current_input();
+        const WindowInput input = window_->currentInput();
         const EmpiricalResult expected = sample_empirically(
             preset_pipeline("spec"), PipelineInput{input.logits, input.params, input.prompt_ids, input.output_ids}, 20000);
         QCOMPARE(histogram->result()->histogram.counts, expected.histogram.counts);
         QCOMPARE(histogram->result()->test.p_value, expected.test.p_value);
         // A new input retires the old sample instead of showing it as the new one's.
-        QVERIFY2(window_->paste_logits_text(QStringLiteral("1, 2"), QStringLiteral("clipboard")),
-                 qPrintable(window_->error_banner()->message()));
+        QVERIFY2(window_->pasteLogitsText(QStringLiteral("1, 2"), QStringLiteral("clipboard")),
+                 qPrintable(window_->errorBanner()->message()));
         settle();
         QVERIFY(!histogram->result().has_value());
         QVERIFY(histogram->summary()->text().contains(QStringLiteral("press Draw")));
         // So does a change while a run is going: its sample is not shown as the new input's.
         QTest::mouseClick(histogram->drawButton(), Qt::LeftButton);
-        QVERIFY(window_->paste_logits_text(QStringLiteral("3, 1"), QStringLiteral("clipboard")));
+        QVERIFY(window_->pasteLogitsText(QStringLiteral("3, 1"), QStringLiteral("clipboard")));
         if (histogram->running()) QVERIFY(finished.wait(60000));
         settle();
         QVERIFY(!histogram->running());
@@ -376,13 +376,13 @@ private slots:
         params.top_k = 0;
         params.top_p = 1.0;
         params.min_p = 0.0;
-        window_->session().set_params(params);
-        QVERIFY(window_->wait_until_drawn());
+        window_->session().setParams(params);
+        QVERIFY(window_->waitUntilDrawn());
         QElapsedTimer timer;
         timer.start();
-        window_->show_view(window_->pipeline_compare_view());
+        window_->showView(window_->pipelineCompareView());
         const double show_ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-        PipelineCompareView* compare = window_->pipeline_compare_view();
+        PipelineCompareView* compare = window_->pipelineCompareView();
         QVERIFY(compare->diff().has_value());
         QCOMPARE(compare->diff()->tokens.size(), kRealisticVocab);
         // The table and plot hold the most probable 200, not a widget item per id.
@@ -392,26 +392,26 @@ private slots:
         qInfo("Compare pipelines at V = %zu, every id kept: %.1f ms to show", kRealisticVocab, show_ms);
         // A parameter change while on show costs one refresh (timed here with the
         // sampling worker idle, so the figure is the view's own).
-        window_->show_view(window_->pipeline_view());
+        window_->showView(window_->pipelineView());
         params.temperature = 0.9;
-        window_->session().set_params(params);
-        QVERIFY(window_->wait_until_drawn());
+        window_->session().setParams(params);
+        QVERIFY(window_->waitUntilDrawn());
         timer.restart();
-        window_->show_view(compare);
+        window_->showView(compare);
         qInfo("... and %.1f ms to refresh after a parameter change", static_cast<double>(timer.nsecsElapsed()) / 1e6);
         QCOMPARE(compare->params().temperature, 0.9);
         // While on show, a change reaches it through the queued refresh.
         params.temperature = 0.7;
-        window_->session().set_params(params);
+        window_->session().setParams(params);
         settle();
         QCOMPARE(compare->params().temperature, 0.7);
     }
 
     void batchRowOpensInTheStageView() {
-        CompareView* compare = window_->batch_compare_view();
+        CompareView* compare = window_->batchCompareView();
         QVERIFY(compare != nullptr);
-        window_->show_view(compare);
-        CompareBatch generated = generate_compare_batch(6, 50, batch::Workload::Mixed, 3);
+        window_->showView(compare);
+        CompareBatch generated = generateCompareBatch(6, 50, batch::Workload::Mixed, 3);
         generated.requests[4].skip_draws = 2;
         compare->setBatch(std::move(generated));
         QVERIFY(compare->runComparison());
@@ -419,10 +419,10 @@ private slots:
         QVERIFY(compare->backendStatement().contains(QStringLiteral("host twin")));
         const auto batch = compare->comparedBatch();
         compare->openRow(4);
-        QVERIFY(window_->wait_until_drawn());
-        QVERIFY(on_show(*window_, window_->pipeline_view()));
-        QCOMPARE(*window_->session().logits(), batch->row_logits(4));
-        const SampleTrace& trace = *window_->current_view()->trace;
+        QVERIFY(window_->waitUntilDrawn());
+        QVERIFY(on_show(*window_, window_->pipelineView()));
+        QCOMPARE(*window_->session().logits(), batch->rowLogits(4));
+        const SampleTrace& trace = *window_->currentView()->trace;
         QCOMPARE(trace.draws_before, batch->requests[4].skip_draws);
         // The stage view's token is the reference's token for that row.
         QCOMPARE(trace.token, compare->comparison()->rows[4].reference_token);

@@ -27,7 +27,7 @@ void type_into(QLineEdit* entry, const QString& text) {
     QTest::keyClick(entry, Qt::Key_Return);
 }
 
-QString stage_info_text(MainWindow& window, Stage stage) { return window.pipeline_view()->plot(stage)->note_text(); }
+QString stage_info_text(MainWindow& window, Stage stage) { return window.pipelineView()->plot(stage)->noteText(); }
 
 double line_y(QCPAbstractItem* item) { return static_cast<QCPItemStraightLine*>(item)->point1->coords().y(); }
 
@@ -45,37 +45,37 @@ private:
                           session.request().draws_consumed());
     }
     void load(const Example& example) {
-        QVERIFY(window_->load_example(example));
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->loadExample(example));
+        QVERIFY(window_->waitUntilDrawn());
     }
 
 private slots:
     void init() {
         window_ = std::make_unique<MainWindow>(MainWindowOptions{false});
         window_->show();
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->waitUntilDrawn());
     }
     void cleanup() { window_.reset(); }
 
     void opensOnAFullSizeExample() {
-        QCOMPARE(window_->current_view()->trace->vocab_size, kRealisticVocab);
-        QCOMPARE(window_->token_table()->model()->rowCount(), static_cast<int>(kRealisticVocab));
-        for (const auto& stage : window_->current_view()->trace->stages) {
+        QCOMPARE(window_->currentView()->trace->vocab_size, kRealisticVocab);
+        QCOMPARE(window_->tokenTable()->model()->rowCount(), static_cast<int>(kRealisticVocab));
+        for (const auto& stage : window_->currentView()->trace->stages) {
             if (stage.stage != Stage::Greedy) QVERIFY(stage.active);
         }
     }
 
     void workedExampleShowsTheContractsAnswer() {
-        load(worked_example());
-        const SampleTrace& shown = *window_->current_view()->trace;
+        load(workedExample());
+        const SampleTrace& shown = *window_->currentView()->trace;
         QCOMPARE(shown.token, 3);
         QVERIFY(std::fabs(shown.logprob - (-0.92487)) < 5e-6);
-        QVERIFY(window_->result_bar()->text().contains(QStringLiteral("(id 3)")));
+        QVERIFY(window_->resultBar()->text().contains(QStringLiteral("(id 3)")));
         QVERIFY(stage_info_text(*window_, Stage::TopK).contains(QStringLiteral("kept 3 of 5")));
         QVERIFY(stage_info_text(*window_, Stage::TopP).contains(QStringLiteral("kept 2 of 3")));
         // The draw plot: its points are the trace's cumulative sums, its line is u.
-        DrawPlot* draw = window_->pipeline_view()->draw_plot();
-        QCPGraph* cdf = draw->graph_named(QStringLiteral("cumulative"));
+        DrawPlot* draw = window_->pipelineView()->drawPlot();
+        QCPGraph* cdf = draw->graphNamed(QStringLiteral("cumulative"));
         QVERIFY(cdf);
         QCOMPARE(cdf->data()->size(), static_cast<int>(shown.cumulative.size()));
         for (int i = 0; i < cdf->data()->size(); ++i) QCOMPARE((cdf->data()->begin() + i)->value, shown.cumulative[static_cast<std::size_t>(i)]);
@@ -86,24 +86,24 @@ private slots:
     }
 
     void parametersSetThroughTheControlsMatchTheEngine() {
-        load(worked_example());
-        auto* panel = window_->parameter_panel();
+        load(workedExample());
+        auto* panel = window_->parameterPanel();
         type_into(panel->control(Param::TopK)->entry(), QStringLiteral("4"));
         type_into(panel->control(Param::TopP)->entry(), QStringLiteral("0.95"));
         panel->control(Param::MinP)->slider()->setValue(20);  // 0.20
         panel->control(Param::Temperature)->slider()->setValue(150);  // 1.50
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->waitUntilDrawn());
         QCOMPARE(window_->session().params().top_k, std::int64_t{4});
         QCOMPARE(window_->session().params().top_p, 0.95);
         QCOMPARE(window_->session().params().min_p, 0.2);
         QCOMPARE(window_->session().params().temperature, 1.5);
 
         const SampleTrace expected = engine_trace();
-        const SampleTrace& shown = *window_->current_view()->trace;
+        const SampleTrace& shown = *window_->currentView()->trace;
         QCOMPARE(shown.token, expected.token);
         QCOMPARE(shown.logprob, expected.logprob);
         QCOMPARE(shown.final_kept(), expected.final_kept());
-        auto* pipeline = window_->pipeline_view();
+        auto* pipeline = window_->pipelineView();
         for (Stage stage : {Stage::TopK, Stage::TopP, Stage::MinP}) {
             QVERIFY2(stage_info_text(*window_, stage).contains(QStringLiteral("kept %1 of").arg(expected.stage(stage).kept_count())),
                      qPrintable(stage_info_text(*window_, stage)));
@@ -112,11 +112,11 @@ private slots:
         QCOMPARE(line_y(pipeline->plot(Stage::TopK)->item(QStringLiteral("threshold"))), *expected.stage(Stage::TopK).kth_logit);
         QCOMPARE(line_y(pipeline->plot(Stage::TopP)->item(QStringLiteral("threshold"))), 0.95);
         QCOMPARE(line_y(pipeline->plot(Stage::MinP)->item(QStringLiteral("threshold"))), *expected.stage(Stage::MinP).prob_floor);
-        QCPGraph* curve = pipeline->plot(Stage::TopP)->graph_named(QStringLiteral("cumulative"));
+        QCPGraph* curve = pipeline->plot(Stage::TopP)->graphNamed(QStringLiteral("cumulative"));
         const auto& walk = *expected.stage(Stage::TopP).walk_mass;
         QCOMPARE(curve->data()->size(), static_cast<int>(walk.size()));
         for (int i = 0; i < curve->data()->size(); ++i) QCOMPARE((curve->data()->begin() + i)->value, walk[static_cast<std::size_t>(i)]);
-        QCPGraph* crossing = pipeline->plot(Stage::TopP)->graph_named(QStringLiteral("crossing"));
+        QCPGraph* crossing = pipeline->plot(Stage::TopP)->graphNamed(QStringLiteral("crossing"));
         QCOMPARE(crossing->data()->begin()->key, static_cast<double>(*expected.stage(Stage::TopP).crossing_rank));
         // Kept bars hold the q after the stage; the chosen bar is the token.
         QCPBars* chosen = pipeline->plot(Stage::Softmax)->bars(QStringLiteral("chosen"));
@@ -125,17 +125,17 @@ private slots:
     }
 
     void inactiveStagesSaySo() {
-        load(worked_example());
-        StagePlot* temperature = window_->pipeline_view()->plot(Stage::Temperature);
-        QVERIFY(temperature->title_text().endsWith(QStringLiteral("off")));
+        load(workedExample());
+        StagePlot* temperature = window_->pipelineView()->plot(Stage::Temperature);
+        QVERIFY(temperature->titleText().endsWith(QStringLiteral("off")));
         QVERIFY(temperature->item(QStringLiteral("inactive")));
         QCOMPARE(temperature->plottableCount(), 0);
     }
 
     void badTypedValuesAreRefusedInPlace() {
-        load(worked_example());
+        load(workedExample());
         const SamplingParams before = window_->session().params();
-        auto* panel = window_->parameter_panel();
+        auto* panel = window_->parameterPanel();
         type_into(panel->control(Param::TopP)->entry(), QStringLiteral("1.5"));
         QCOMPARE(panel->control(Param::TopP)->error(), QString::fromStdString(*param_error(Param::TopP, 1.5)));
         type_into(panel->control(Param::Temperature)->entry(), QStringLiteral("-1"));
@@ -147,15 +147,15 @@ private slots:
         QCOMPARE(panel->control(Param::TopK)->error(), QString::fromStdString(*param_error(Param::TopK, 2.5)));
         type_into(panel->control(Param::MinP)->entry(), QStringLiteral("abc"));
         QVERIFY(panel->control(Param::MinP)->error().contains(QStringLiteral("\"abc\"")));
-        type_into(panel->seed_entry(), QStringLiteral("-3"));
-        QVERIFY(panel->seed_error()->isVisible());
+        type_into(panel->seedEntry(), QStringLiteral("-3"));
+        QVERIFY(panel->seedError()->isVisible());
         try {
             parse_seed("-3");
             QFAIL("parse_seed accepted -3");
         } catch (const InputError& error) {
-            QCOMPARE(panel->seed_error()->text(), QString::fromUtf8(error.what()));
+            QCOMPARE(panel->seedError()->text(), QString::fromUtf8(error.what()));
         }
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->waitUntilDrawn());
         QVERIFY(window_->session().params() == before);
         // A valid value clears the message.
         type_into(panel->control(Param::TopP)->entry(), QStringLiteral("0.7"));
@@ -164,8 +164,8 @@ private slots:
     }
 
     void badHistoryIsRefusedInPlace() {
-        load(worked_example());
-        type_into(window_->history_panel()->prompt_entry(), QStringLiteral("1, 9"));
+        load(workedExample());
+        type_into(window_->historyPanel()->promptEntry(), QStringLiteral("1, 9"));
         auto* error = window_->findChild<QLabel*>(QStringLiteral("error_history"));
         QVERIFY(error->isVisible());
         QCOMPARE(error->text(), QStringLiteral("prompt_ids has id 9 outside [0, 5)"));
@@ -173,122 +173,122 @@ private slots:
     }
 
     void badFileShowsTheBannerAndKeepsTheLogits() {
-        load(abcd_example());
+        load(abcdExample());
         const auto before = *window_->session().logits();
         const QString missing = dir_.filePath(QStringLiteral("missing.txt"));
-        QVERIFY(!window_->open_logits_file(missing));
-        QVERIFY(window_->error_banner()->isVisible());
-        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("missing.txt")));
+        QVERIFY(!window_->openLogitsFile(missing));
+        QVERIFY(window_->errorBanner()->isVisible());
+        QVERIFY(window_->errorBanner()->message().contains(QStringLiteral("missing.txt")));
         const QString bad = dir_.filePath(QStringLiteral("bad.txt"));
         QFile file(bad);
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("1.0, 2.0, oops\n");
         file.close();
-        QVERIFY(!window_->open_logits_file(bad));
-        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("oops")));
+        QVERIFY(!window_->openLogitsFile(bad));
+        QVERIFY(window_->errorBanner()->message().contains(QStringLiteral("oops")));
         const QString nan_file = dir_.filePath(QStringLiteral("nan.txt"));
         QFile nan(nan_file);
         QVERIFY(nan.open(QIODevice::WriteOnly));
         nan.write("1.0\nnan\n");
         nan.close();
-        QVERIFY(!window_->open_logits_file(nan_file));
-        QVERIFY(window_->error_banner()->message().contains(QStringLiteral("id 1")));
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(!window_->openLogitsFile(nan_file));
+        QVERIFY(window_->errorBanner()->message().contains(QStringLiteral("id 1")));
+        QVERIFY(window_->waitUntilDrawn());
         QCOMPARE(*window_->session().logits(), before);
-        QCOMPARE(window_->current_view()->trace->vocab_size, before.size());
+        QCOMPARE(window_->currentView()->trace->vocab_size, before.size());
         // A good file replaces the row and clears the banner.
         const QString good = dir_.filePath(QStringLiteral("good.txt"));
         QFile ok(good);
         QVERIFY(ok.open(QIODevice::WriteOnly));
         ok.write("x: 0.5\ny: 1.5\nz: -inf\n");
         ok.close();
-        QVERIFY(window_->open_logits_file(good));
-        QVERIFY(window_->error_banner()->isHidden());
-        QVERIFY(window_->wait_until_drawn());
-        QCOMPARE(window_->current_view()->trace->vocab_size, std::size_t{3});
-        QCOMPARE(window_->current_view()->labels->label(1), std::string("y"));
+        QVERIFY(window_->openLogitsFile(good));
+        QVERIFY(window_->errorBanner()->isHidden());
+        QVERIFY(window_->waitUntilDrawn());
+        QCOMPARE(window_->currentView()->trace->vocab_size, std::size_t{3});
+        QCOMPARE(window_->currentView()->labels->label(1), std::string("y"));
     }
 
     void pasteAndTableEdits() {
-        load(abcd_example());
-        QVERIFY(!window_->paste_logits_text(QStringLiteral("1, 2, inf"), QStringLiteral("clipboard")));
-        QVERIFY(window_->error_banner()->isVisible());
-        QCOMPARE(window_->session().vocab_size(), std::size_t{4});
-        QVERIFY(window_->paste_logits_text(QStringLiteral("a\t1\nb\t2\nc\t3\n"), QStringLiteral("clipboard")));
-        QCOMPARE(window_->session().vocab_size(), std::size_t{3});
+        load(abcdExample());
+        QVERIFY(!window_->pasteLogitsText(QStringLiteral("1, 2, inf"), QStringLiteral("clipboard")));
+        QVERIFY(window_->errorBanner()->isVisible());
+        QCOMPARE(window_->session().vocabSize(), std::size_t{4});
+        QVERIFY(window_->pasteLogitsText(QStringLiteral("a\t1\nb\t2\nc\t3\n"), QStringLiteral("clipboard")));
+        QCOMPARE(window_->session().vocabSize(), std::size_t{3});
         QCOMPARE(window_->session().labels()->label(2), std::string("c"));
-        QVERIFY(window_->paste_logits_text(QStringLiteral("1, 2, 3"), QStringLiteral("clipboard")));
-        QCOMPARE(window_->session().vocab_size(), std::size_t{3});
-        LogitsTableModel* model = window_->logits_editor()->model();
+        QVERIFY(window_->pasteLogitsText(QStringLiteral("1, 2, 3"), QStringLiteral("clipboard")));
+        QCOMPARE(window_->session().vocabSize(), std::size_t{3});
+        LogitsTableModel* model = window_->logitsEditor()->model();
         QSignalSpy refused(model, &LogitsTableModel::editRefused);
         QVERIFY(!model->setData(model->index(1, LogitsTableModel::Logit), QStringLiteral("nan")));
         QCOMPARE(refused.count(), 1);
         QVERIFY(refused.front().front().toString().contains(QStringLiteral("logit of id 1 is nan")));
         QVERIFY(model->setData(model->index(1, LogitsTableModel::Logit), QStringLiteral("7.5")));
         QCOMPARE((*window_->session().logits())[1], 7.5);
-        window_->logits_editor()->table()->setCurrentIndex(model->index(2, 0));
-        window_->logits_editor()->add_row();
-        QCOMPARE(window_->session().vocab_size(), std::size_t{4});
-        QVERIFY(window_->wait_until_drawn());
-        QCOMPARE(window_->current_view()->trace->token, 1);  // 7.5 dominates; top_p 0.9 of the example keeps only id 1
+        window_->logitsEditor()->table()->setCurrentIndex(model->index(2, 0));
+        window_->logitsEditor()->addRow();
+        QCOMPARE(window_->session().vocabSize(), std::size_t{4});
+        QVERIFY(window_->waitUntilDrawn());
+        QCOMPARE(window_->currentView()->trace->token, 1);  // 7.5 dominates; top_p 0.9 of the example keeps only id 1
     }
 
     void stepAndResetFollowTheDrawAccounting() {
-        load(worked_example());
+        load(workedExample());
         QCOMPARE(window_->session().request().draws_consumed(), std::uint64_t{0});
-        const std::int32_t previewed = window_->current_view()->trace->token;
-        QTest::mouseClick(window_->history_panel()->step_button(), Qt::LeftButton);
+        const std::int32_t previewed = window_->currentView()->trace->token;
+        QTest::mouseClick(window_->historyPanel()->stepButton(), Qt::LeftButton);
         QCOMPARE(window_->session().request().draws_consumed(), std::uint64_t{1});
         QCOMPARE(window_->session().request().output_ids(), std::vector<std::int64_t>{previewed});
-        QVERIFY(window_->history_panel()->draws_label()->text().contains(QStringLiteral("<b>1</b>")));
-        QVERIFY(window_->wait_until_drawn());
+        QVERIFY(window_->historyPanel()->drawsLabel()->text().contains(QStringLiteral("<b>1</b>")));
+        QVERIFY(window_->waitUntilDrawn());
         // The next preview is the stream's second draw, with the first token in the history.
         const SampleTrace expected = engine_trace();
-        QCOMPARE(window_->current_view()->trace->u, expected.u);
-        QCOMPARE(window_->current_view()->trace->draws_before, std::uint64_t{1});
+        QCOMPARE(window_->currentView()->trace->u, expected.u);
+        QCOMPARE(window_->currentView()->trace->draws_before, std::uint64_t{1});
         // Greedy takes no draw.
-        window_->parameter_panel()->greedy_box()->setChecked(true);
-        QVERIFY(window_->wait_until_drawn());
-        QVERIFY(window_->current_view()->trace->greedy);
-        QVERIFY(window_->pipeline_view()->draw_plot()->caption_text().contains(QStringLiteral("No draw was taken")));
-        QVERIFY(!window_->pipeline_view()->draw_plot()->item(QStringLiteral("u")));
+        window_->parameterPanel()->greedyBox()->setChecked(true);
+        QVERIFY(window_->waitUntilDrawn());
+        QVERIFY(window_->currentView()->trace->greedy);
+        QVERIFY(window_->pipelineView()->drawPlot()->captionText().contains(QStringLiteral("No draw was taken")));
+        QVERIFY(!window_->pipelineView()->drawPlot()->item(QStringLiteral("u")));
         window_->step();
         QCOMPARE(window_->session().request().draws_consumed(), std::uint64_t{1});
-        QTest::mouseClick(window_->history_panel()->reset_button(), Qt::LeftButton);
+        QTest::mouseClick(window_->historyPanel()->resetButton(), Qt::LeftButton);
         QCOMPARE(window_->session().request().draws_consumed(), std::uint64_t{0});
         QVERIFY(window_->session().request().output_ids().empty());
-        window_->parameter_panel()->greedy_box()->setChecked(false);
+        window_->parameterPanel()->greedyBox()->setChecked(false);
         QCOMPARE(window_->session().params().temperature, 1.0);
     }
 
     void tokenTableSortsSearchesAndSelects() {
-        QVERIFY(window_->wait_until_drawn());
-        TokenTableModel* model = window_->token_table()->model();
-        const SampleTrace& trace = *window_->current_view()->trace;
-        const int final_column = TokenTableModel::FirstStage + static_cast<int>(table_stages().size()) - 1;
-        QCOMPARE(TokenTableModel::stage_of_column(final_column), Stage::Softmax);
-        window_->token_table()->table()->sortByColumn(final_column, Qt::DescendingOrder);
+        QVERIFY(window_->waitUntilDrawn());
+        TokenTableModel* model = window_->tokenTable()->model();
+        const SampleTrace& trace = *window_->currentView()->trace;
+        const int final_column = TokenTableModel::FirstStage + static_cast<int>(tableStages().size()) - 1;
+        QCOMPARE(TokenTableModel::stageOfColumn(final_column), Stage::Softmax);
+        window_->tokenTable()->table()->sortByColumn(final_column, Qt::DescendingOrder);
         const auto& probs = trace.final_probs();
         const auto best = static_cast<std::size_t>(std::max_element(probs.begin(), probs.end()) - probs.begin());
-        QCOMPARE(model->id_at(0), trace.final_kept()[best]);
+        QCOMPARE(model->idAt(0), trace.final_kept()[best]);
         QCOMPARE(model->data(model->index(model->rowCount() - 1, final_column)).toString(), QStringLiteral("dropped"));
-        window_->token_table()->search()->setText(QStringLiteral("tok_12825"));
+        window_->tokenTable()->search()->setText(QStringLiteral("tok_12825"));
         QVERIFY(model->rowCount() >= 1 && model->rowCount() < 20);
-        window_->token_table()->search()->setText(QStringLiteral("64586"));
-        QVERIFY(model->row_of(64586) >= 0);
-        window_->token_table()->search()->clear();
+        window_->tokenTable()->search()->setText(QStringLiteral("64586"));
+        QVERIFY(model->rowOf(64586) >= 0);
+        window_->tokenTable()->search()->clear();
         // Selecting a row highlights the token in the plots.
         const std::int32_t id = trace.final_kept().front();
-        window_->token_table()->table()->selectRow(model->row_of(id));
-        QCOMPARE(window_->selected_token(), id);
-        QVERIFY(window_->pipeline_view()->plot(Stage::Softmax)->bars(QStringLiteral("selected")));
-        QVERIFY(window_->pipeline_view()->draw_plot()->item(QStringLiteral("selected")));
+        window_->tokenTable()->table()->selectRow(model->rowOf(id));
+        QCOMPARE(window_->selectedToken(), id);
+        QVERIFY(window_->pipelineView()->plot(Stage::Softmax)->bars(QStringLiteral("selected")));
+        QVERIFY(window_->pipelineView()->drawPlot()->item(QStringLiteral("selected")));
     }
 
     void exportsMatchTheCli() {
-        load(worked_example());
+        load(workedExample());
         const QString json_path = dir_.filePath(QStringLiteral("trace.json"));
-        export_trace_json(*window_->current_view()->trace, json_path);
+        exportTraceJson(*window_->currentView()->trace, json_path);
         QProcess cli;
         cli.start(QStringLiteral(SAMPLESCOPE_CLI), {QStringLiteral("trace"), QStringLiteral("--values"), QStringLiteral("1,3,2,3,-1"),
                                                     QStringLiteral("--top-k"), QStringLiteral("3"), QStringLiteral("--top-p"),
@@ -299,7 +299,7 @@ private slots:
         QCOMPARE(json.readAll(), cli.readAllStandardOutput());
 
         const QString csv_path = dir_.filePath(QStringLiteral("tokens.csv"));
-        export_table_csv(*window_->token_table()->model(), csv_path);
+        exportTableCsv(*window_->tokenTable()->model(), csv_path);
         QFile csv(csv_path);
         QVERIFY(csv.open(QIODevice::ReadOnly | QIODevice::Text));
         const QStringList lines = QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
@@ -310,17 +310,17 @@ private slots:
 
         for (const char* suffix : {"png", "pdf"}) {
             const QString plot_path = dir_.filePath(QStringLiteral("top_p.") + QLatin1String(suffix));
-            export_plot(*window_->pipeline_view()->plot(Stage::TopP), plot_path);
+            exportPlot(*window_->pipelineView()->plot(Stage::TopP), plot_path);
             QVERIFY(QFileInfo(plot_path).size() > 1000);
         }
-        QVERIFY_EXCEPTION_THROWN(export_trace_json(*window_->current_view()->trace, dir_.filePath(QStringLiteral("no/such/dir.json"))),
+        QVERIFY_EXCEPTION_THROWN(exportTraceJson(*window_->currentView()->trace, dir_.filePath(QStringLiteral("no/such/dir.json"))),
                                  InputError);
     }
 
     void screenshotIsNotBlank() {
-        load(worked_example());
+        load(workedExample());
         const QString path = dir_.filePath(QStringLiteral("window.png"));
-        window_->save_screenshot(path);
+        window_->saveScreenshot(path);
         const QImage image(path);
         QVERIFY(!image.isNull());
         QSet<QRgb> colours;

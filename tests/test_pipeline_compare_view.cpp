@@ -10,6 +10,7 @@
 #include <QPushButton>
 #include <QTableWidget>
 
+#include "engine/io/token_display.h"
 #include "engine/pipelines/pipeline_diff.h"
 #include "engine/pipelines/pipeline_examples.h"
 #include "engine/pipelines/pipeline_presets.h"
@@ -67,19 +68,23 @@ private slots:
             QCOMPARE(view.diff()->b.trace.final_kept(), expected.b.trace.final_kept());
             QCOMPARE(view.diff()->total_variation, expected.total_variation);
             compare_table(view, expected);
+            for (int row = 0; row < view.table()->rowCount(); ++row) {  // one label rule, tok_<id> without a label
+                const std::int32_t id = expected.tokens[static_cast<std::size_t>(row)].id;
+                QCOMPARE(view.table()->item(row, 1)->text(), QString::fromStdString(token_display_label(e.labels, id)));
+            }
         }
     }
 
     void presetComboDrivesTheDiff() {
         PipelineCompareView view;
         const auto& e = example("A");
-        view.showExample(e);  // vllm vs sglang: {0,1} vs {0,1,2}
-        QVERIFY(view.keptSummary()->text().contains(QStringLiteral("Only B: {2}")));
+        view.showExample(e);  // vllm vs sglang: {0,1} vs {0,1,2}; unlabelled, so tok_<id>
+        QVERIFY(view.keptSummary()->text().contains(QStringLiteral("Only B: {tok_2}")));
         select(view.editorB()->presetCombo(), QStringLiteral("flashinfer-joint"));
         QCOMPARE(view.editorB()->pipeline().name, std::string("flashinfer-joint"));
         const auto expected = engine_diff(preset_pipeline("vllm"), preset_pipeline("flashinfer-joint"), e);
         QCOMPARE(view.diff()->b.trace.final_kept(), (IdList{0, 1, 2, 3}));
-        QVERIFY(view.keptSummary()->text().contains(QStringLiteral("Only B: {2, 3}")));
+        QVERIFY(view.keptSummary()->text().contains(QStringLiteral("Only B: {tok_2, tok_3}")));
         compare_table(view, expected);
         // The strips show each pipeline's own order and flags.
         const auto boxes = view.stripA()->boxTexts();

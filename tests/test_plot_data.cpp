@@ -17,9 +17,9 @@ class PlotDataTest : public QObject {
     Q_OBJECT
 private slots:
     void workedExampleTopK() {
-        const Example example = worked_example();
+        const Example example = workedExample();
         const SampleTrace trace = trace_once(example.logits, example.params);
-        const auto data = make_stage_plot_data(trace, Stage::TopK, 10);
+        const auto data = makeStagePlotData(trace, Stage::TopK, 10);
         // Rank order (logit desc, id asc): ids 1, 3, 2, 0, 4; top-k keeps {1, 2, 3}.
         QCOMPARE(data.top.size(), std::size_t{5});
         const std::int32_t order[] = {1, 3, 2, 0, 4};
@@ -44,7 +44,7 @@ private slots:
             const SampleTrace trace = trace_once(logits, params);
             const std::size_t top_n = 1 + rng() % 30;
             for (const auto& info : kStages) {
-                const auto data = make_stage_plot_data(trace, info.stage, top_n);
+                const auto data = makeStagePlotData(trace, info.stage, top_n);
                 const StageTrace& stage = trace.stage(info.stage);
                 std::size_t kept_shown = 0;
                 double mass_shown = 0.0;
@@ -68,9 +68,9 @@ private slots:
         }
     }
     void truncationStatsOfWorkedExample() {
-        const Example example = worked_example();
+        const Example example = workedExample();
         const SampleTrace trace = trace_once(example.logits, example.params);
-        const auto stats = make_truncation_stats(trace);
+        const auto stats = makeTruncationStats(trace);
         QCOMPARE(stats.before.count, std::size_t{5});
         QCOMPARE(stats.after.count, std::size_t{2});
         // The final set {1, 3} carries 2 / Z of the raw distribution, Z = e^-2 + 1 + e^-1 + 1 + e^-4 (seed page).
@@ -79,20 +79,20 @@ private slots:
         QCOMPARE(stats.after.entropy_bits, 1.0);
     }
     void rankOfMatchesTopRanked() {
-        const Example example = realistic_example();
+        const Example example = realisticExample();
         const SampleTrace trace = trace_once(example.logits, example.params, example.prompt_ids, example.output_ids);
         const StageTrace& temperature = trace.stage(Stage::Temperature);
-        const auto top = top_ranked(*temperature.kept, *temperature.logits, 50);
-        for (std::size_t i = 0; i < top.size(); ++i) QCOMPARE(rank_of(*temperature.kept, *temperature.logits, top[i]), i + 1);
+        const auto top = topRanked(*temperature.kept, *temperature.logits, 50);
+        for (std::size_t i = 0; i < top.size(); ++i) QCOMPARE(rankOf(*temperature.kept, *temperature.logits, top[i]), i + 1);
         const IdList& final_kept = trace.final_kept();
         std::int32_t absent = 0;
         while (std::binary_search(final_kept.begin(), final_kept.end(), absent)) ++absent;
-        QCOMPARE(rank_of(final_kept, *temperature.logits, absent), std::size_t{0});
+        QCOMPARE(rankOf(final_kept, *temperature.logits, absent), std::size_t{0});
     }
     void realisticExampleIsPeakedWithLongTail() {
-        const Example example = realistic_example();
+        const Example example = realisticExample();
         QCOMPARE(example.logits.size(), kRealisticVocab);
-        QCOMPARE(realistic_example().logits, example.logits);  // deterministic
+        QCOMPARE(realisticExample().logits, example.logits);  // deterministic
         SamplingParams plain;
         plain.seed = 0;
         const SampleTrace trace = trace_once(example.logits, plain);

@@ -92,6 +92,14 @@ private slots:
         QCOMPARE(visible_text("\xED\xA0\x80"), std::string("<0xED><0xA0><0x80>"));
         QCOMPARE(visible_text("\xF0\x9F\x98\x80"), std::string("\xF0\x9F\x98\x80"));  // an emoji stays
     }
+    void unlabelledTokensAreTokId() {
+        const std::vector<std::string> labels{"a", "", "c"};
+        QCOMPARE(token_display_label(labels, 0), std::string("a"));
+        QCOMPARE(token_display_label(labels, 1), std::string("tok_1"));  // an empty label is no label
+        QCOMPARE(token_display_label(labels, 3), std::string("tok_3"));
+        QCOMPARE(token_display_label(labels, -1), std::string("tok_-1"));
+        QCOMPARE(token_display_label({}, 12825), std::string("tok_12825"));
+    }
     void tokenizerJsonByteLevel() {
         const auto vocabulary = load_vocabulary_bytes(testing::tokenizer_json(kByteLevelPieces, {"<|endoftext|>", "<|im start|>"}, true),
                                                       "tokenizer.json");

@@ -184,4 +184,11 @@ std::string display_token(std::string_view piece, TokenEncoding encoding) {
     return visible_text(token_bytes(piece, encoding));
 }
 
+std::string token_display_label(const std::vector<std::string>& labels, std::int64_t id) {
+    if (id >= 0 && static_cast<std::size_t>(id) < labels.size() && !labels[static_cast<std::size_t>(id)].empty()) {
+        return labels[static_cast<std::size_t>(id)];
+    }
+    return "tok_" + std::to_string(id);
+}
+
 }  // namespace samplescope

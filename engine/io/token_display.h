@@ -6,8 +6,10 @@
 // visible marks (␣ ↵ ⇥ ␀ <U+200B>); bytes that are not whole UTF-8 show as <0xE2>.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace samplescope {
 
@@ -28,5 +30,9 @@ std::string visible_text(std::string_view bytes);
 
 // token_bytes then visible_text: what a label shows.
 std::string display_token(std::string_view piece, TokenEncoding encoding);
+
+// The one rule for naming a token on screen: labels[id] where it exists and is
+// not empty, else `tok_<id>` (ids outside `labels`, negative ones included).
+std::string token_display_label(const std::vector<std::string>& labels, std::int64_t id);
 
 }  // namespace samplescope

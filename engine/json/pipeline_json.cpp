@@ -10,6 +10,7 @@ nlohmann::ordered_json number_or_null(double value) {
     return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
+// Not token_display_label: the JSON omits "label" beyond the labels and keeps "" (the CLI's recorded output format).
 void add_label(nlohmann::ordered_json& row, std::int32_t id, const std::vector<std::string>& labels) {
     if (id >= 0 && static_cast<std::size_t>(id) < labels.size()) row["label"] = labels[static_cast<std::size_t>(id)];
 }

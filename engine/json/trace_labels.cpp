@@ -4,6 +4,7 @@ namespace samplescope {
 
 namespace {
 
+// Not token_display_label: the JSON gives "" for an id without a label (the CLI's recorded output format).
 std::string label_of(const std::vector<std::string>& labels, std::int32_t id) {
     if (id < 0 || static_cast<std::size_t>(id) >= labels.size()) return {};
     return labels[static_cast<std::size_t>(id)];

@@ -16,7 +16,7 @@ struct PipelineExample {
     std::string title;        // menu text
     std::string description;  // what differs, one or two sentences
     std::vector<double> logits;
-    std::vector<std::string> labels;  // empty: ids are shown
+    std::vector<std::string> labels;  // empty: shown as tok_<id>
     SamplingParams params;            // seed set, so a run replays
     std::vector<std::int64_t> prompt_ids;
     std::vector<std::int64_t> output_ids;

@@ -7,13 +7,13 @@ namespace samplescope::ui {
 
 namespace {
 
-__attribute__((target("avx"))) void zero_upper() { _mm256_zeroupper(); }
+__attribute__((target("avx"))) void zeroUpper() { _mm256_zeroupper(); }
 
 }  // namespace
 
-void clear_upper_vector_state() {
+void clearUpperVectorState() {
     static const bool has_avx = __builtin_cpu_supports("avx");
-    if (has_avx) zero_upper();
+    if (has_avx) zeroUpper();
 }
 
 }  // namespace samplescope::ui
@@ -22,7 +22,7 @@ void clear_upper_vector_state() {
 
 namespace samplescope::ui {
 
-void clear_upper_vector_state() {}
+void clearUpperVectorState() {}
 
 }  // namespace samplescope::ui
 

@@ -9,6 +9,6 @@
 
 namespace samplescope::ui {
 
-void clear_upper_vector_state();
+void clearUpperVectorState();
 
 }  // namespace samplescope::ui

@@ -19,13 +19,13 @@ ErrorBanner::ErrorBanner(QWidget* parent) : QFrame(parent) {
     layout->addWidget(text_, 1);
     layout->addWidget(close);
     connect(close, &QToolButton::clicked, this, &QWidget::hide);
-    set_style(false);
+    setWarningStyle(false);
     hide();
 }
 
 // Red for refused input, amber for accepted input with a caveat; the words
 // ("Refused:" / "Warning:") say it too, for readers who cannot tell the colours apart.
-void ErrorBanner::set_style(bool warning) {
+void ErrorBanner::setWarningStyle(bool warning) {
     warning_ = warning;
     setStyleSheet(warning ? QStringLiteral("#error_banner { background: #FFF4DC; border: 1px solid #B26B00; border-left: 6px solid #B26B00; }"
                                            "#error_banner QLabel { color: #5C3700; }")
@@ -33,14 +33,14 @@ void ErrorBanner::set_style(bool warning) {
                                            "#error_banner QLabel { color: #6B0012; }"));
 }
 
-void ErrorBanner::show_error(const QString& message) {
-    set_style(false);
+void ErrorBanner::showError(const QString& message) {
+    setWarningStyle(false);
     text_->setText(QStringLiteral("<b>Refused:</b> %1").arg(message.toHtmlEscaped()));
     show();
 }
 
-void ErrorBanner::show_warning(const QString& message) {
-    set_style(true);
+void ErrorBanner::showWarning(const QString& message) {
+    setWarningStyle(true);
     text_->setText(QStringLiteral("<b>Warning:</b> %1").arg(message.toHtmlEscaped()));
     show();
 }

@@ -13,13 +13,13 @@ class ErrorBanner : public QFrame {
     Q_OBJECT
 public:
     explicit ErrorBanner(QWidget* parent = nullptr);
-    void show_error(const QString& message);
-    void show_warning(const QString& message);
+    void showError(const QString& message);
+    void showWarning(const QString& message);
     QString message() const { return text_->text(); }
-    bool is_warning() const { return warning_; }
+    bool isWarning() const { return warning_; }
 
 private:
-    void set_style(bool warning);
+    void setWarningStyle(bool warning);
 
     QLabel* text_;
     bool warning_ = false;

@@ -6,7 +6,7 @@
 
 namespace samplescope::ui {
 
-Example worked_example() {
+Example workedExample() {
     Example example;
     example.name = "Contract worked example (V = 5)";
     example.description = "The sampling contract's worked example: x = [1, 3, 2, 3, -1], T = 1, top_k = 3, "
@@ -18,7 +18,7 @@ Example worked_example() {
     return example;
 }
 
-Example abcd_example() {
+Example abcdExample() {
     Example example;
     example.name = "Four tokens A, B, C, D";
     example.description = "The teaching page's logits [3, 2, 1, 0] for A, B, C, D at T = 1 with top_p = 0.9: "
@@ -30,7 +30,7 @@ Example abcd_example() {
     return example;
 }
 
-Example realistic_example() {
+Example realisticExample() {
     Example example;
     example.name = "Realistic row (V = 128,256)";
     example.description = "A generated full-size row: Zipf-like (logit falls with log rank) plus small "
@@ -51,6 +51,6 @@ Example realistic_example() {
     return example;
 }
 
-std::vector<Example> built_in_examples() { return {worked_example(), abcd_example(), realistic_example()}; }
+std::vector<Example> builtInExamples() { return {workedExample(), abcdExample(), realisticExample()}; }
 
 }  // namespace samplescope::ui

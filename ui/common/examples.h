@@ -22,18 +22,18 @@ struct Example {
 
 // The sampling contract's worked example: V = 5, x = [1, 3, 2, 3, -1], T = 1,
 // top_k = 3, top_p = 0.8, seed 0 (token 3, logprob -0.92487).
-Example worked_example();
+Example workedExample();
 
 // The teaching page's four tokens A, B, C, D with logits [3, 2, 1, 0], shown
 // with its top-p setting (top_p = 0.9 keeps A, B, C at T = 1).
-Example abcd_example();
+Example abcdExample();
 
 // A deterministic full-size row, V = 128,256: peaked, with a long tail, every
 // stage of the pipeline switched on, and a short history for the penalties.
 inline constexpr std::size_t kRealisticVocab = kLlama3VocabSize;
-Example realistic_example();
+Example realisticExample();
 
 // All of them, in menu order.
-std::vector<Example> built_in_examples();
+std::vector<Example> builtInExamples();
 
 }  // namespace samplescope::ui

@@ -21,18 +21,18 @@ inline const QColor kReddishPurple{0xCC, 0x79, 0xA7};
 inline const QColor kGrey{0x99, 0x99, 0x99};
 
 // Roles.
-inline QBrush kept_brush() { return QBrush(kBlue); }
-inline QPen kept_pen() { return QPen(kBlue.darker(150), 1.0); }
-inline QBrush dropped_brush() { return QBrush(kGrey, Qt::BDiagPattern); }
-inline QPen dropped_pen() { return QPen(kGrey, 1.0, Qt::DashLine); }
-inline QBrush chosen_brush() { return QBrush(kVermillion); }
-inline QPen chosen_pen() { return QPen(kBlack, 2.5); }
-inline QBrush rest_brush() { return QBrush(kSkyBlue, Qt::Dense4Pattern); }
-inline QPen rest_pen() { return QPen(kSkyBlue.darker(150), 1.0); }
-inline QPen selected_pen() { return QPen(kReddishPurple, 3.0); }
-inline QPen threshold_pen() { return QPen(kOrange.darker(115), 2.0, Qt::DashLine); }
-inline QPen cumulative_pen() { return QPen(kBluishGreen, 2.0); }
-inline QPen u_pen() { return QPen(kBlack, 1.5, Qt::DashLine); }
-inline QColor chosen_band() { return QColor(0xD5, 0x5E, 0x00, 60); }
+inline QBrush keptBrush() { return QBrush(kBlue); }
+inline QPen keptPen() { return QPen(kBlue.darker(150), 1.0); }
+inline QBrush droppedBrush() { return QBrush(kGrey, Qt::BDiagPattern); }
+inline QPen droppedPen() { return QPen(kGrey, 1.0, Qt::DashLine); }
+inline QBrush chosenBrush() { return QBrush(kVermillion); }
+inline QPen chosenPen() { return QPen(kBlack, 2.5); }
+inline QBrush restBrush() { return QBrush(kSkyBlue, Qt::Dense4Pattern); }
+inline QPen restPen() { return QPen(kSkyBlue.darker(150), 1.0); }
+inline QPen selectedPen() { return QPen(kReddishPurple, 3.0); }
+inline QPen thresholdPen() { return QPen(kOrange.darker(115), 2.0, Qt::DashLine); }
+inline QPen cumulativePen() { return QPen(kBluishGreen, 2.0); }
+inline QPen uPen() { return QPen(kBlack, 1.5, Qt::DashLine); }
+inline QColor chosenBand() { return QColor(0xD5, 0x5E, 0x00, 60); }
 
 }  // namespace samplescope::ui::palette

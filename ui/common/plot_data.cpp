@@ -6,12 +6,12 @@
 
 namespace samplescope::ui {
 
-Stage input_stage(Stage stage) {
+Stage inputStage(Stage stage) {
     const int index = static_cast<int>(stage);
     return index == 0 ? stage : static_cast<Stage>(index - 1);
 }
 
-std::vector<std::int32_t> top_ranked(const IdList& ids, const Values& logits, std::size_t count) {
+std::vector<std::int32_t> topRanked(const IdList& ids, const Values& logits, std::size_t count) {
     const auto by_rank = [&logits](std::int32_t a, std::int32_t b) {
         return ranks_before(logits[static_cast<std::size_t>(a)], a, logits[static_cast<std::size_t>(b)], b);
     };
@@ -20,7 +20,7 @@ std::vector<std::int32_t> top_ranked(const IdList& ids, const Values& logits, st
     return top;
 }
 
-std::size_t rank_of(const IdList& ids, const Values& logits, std::int32_t id) {
+std::size_t rankOf(const IdList& ids, const Values& logits, std::int32_t id) {
     if (!std::binary_search(ids.begin(), ids.end(), id)) return 0;
     const double logit = logits[static_cast<std::size_t>(id)];
     std::size_t ahead = 0;
@@ -30,18 +30,18 @@ std::size_t rank_of(const IdList& ids, const Values& logits, std::int32_t id) {
     return ahead + 1;
 }
 
-StagePlotData make_stage_plot_data(const SampleTrace& trace, Stage stage, std::size_t top_n,
+StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size_t top_n,
                                    std::int32_t selected_id) {
     StagePlotData data;
     const StageTrace& now = trace.stage(stage);
-    const StageTrace& before = trace.stage(input_stage(stage));
+    const StageTrace& before = trace.stage(inputStage(stage));
     data.stage = stage;
     data.active = now.active;
     const IdList& candidates = *before.kept;
     const Values& logits = *now.logits;
     data.candidates = candidates.size();
 
-    const auto top_ids = top_ranked(candidates, logits, top_n);
+    const auto top_ids = topRanked(candidates, logits, top_n);
     data.top.reserve(top_ids.size());
     for (const auto id : top_ids) {
         RankedToken token;
@@ -74,11 +74,11 @@ StagePlotData make_stage_plot_data(const SampleTrace& trace, Stage stage, std::s
             data.rest_dropped_mass += (*before.probs)[i];
         }
     }
-    if (selected_id >= 0) data.selected_rank = rank_of(candidates, logits, selected_id);
+    if (selected_id >= 0) data.selected_rank = rankOf(candidates, logits, selected_id);
     return data;
 }
 
-TruncationStats make_truncation_stats(const SampleTrace& trace) {
+TruncationStats makeTruncationStats(const SampleTrace& trace) {
     TruncationStats stats;
     const StageTrace& before = trace.stage(Stage::Temperature);
     stats.before = distribution_stats(*before.probs);

@@ -45,17 +45,17 @@ struct TruncationStats {
 };
 
 // The stage whose distribution `stage` received: the one before it (itself for the first).
-Stage input_stage(Stage stage);
+Stage inputStage(Stage stage);
 
-StagePlotData make_stage_plot_data(const SampleTrace& trace, Stage stage, std::size_t top_n,
+StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size_t top_n,
                                    std::int32_t selected_id = -1);
 
-TruncationStats make_truncation_stats(const SampleTrace& trace);
+TruncationStats makeTruncationStats(const SampleTrace& trace);
 
 // Ranks `ids` by (logit desc, id asc) and returns the first `count` of them.
-std::vector<std::int32_t> top_ranked(const IdList& ids, const Values& logits, std::size_t count);
+std::vector<std::int32_t> topRanked(const IdList& ids, const Values& logits, std::size_t count);
 
 // 1-based rank of `id` among `ids` by (logit desc, id asc); 0 when it is not among them.
-std::size_t rank_of(const IdList& ids, const Values& logits, std::int32_t id);
+std::size_t rankOf(const IdList& ids, const Values& logits, std::int32_t id);
 
 }  // namespace samplescope::ui

@@ -10,7 +10,7 @@
 
 namespace samplescope::ui {
 
-inline double thread_cpu_ms() {
+inline double threadCpuMs() {
 #if defined(CLOCK_THREAD_CPUTIME_ID)
     timespec now{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);

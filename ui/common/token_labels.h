@@ -1,12 +1,15 @@
 // Token labels for display: the labels a file, example or vocabulary gives,
-// in engine/io/token_display.h's readable form, else `tok_<id>` (until a
-// vocabulary is loaded, ids are all a row can name).
+// in engine/io/token_display.h's readable form, else `tok_<id>`
+// (token_display_label's rule; until a vocabulary is loaded, ids are all a row
+// can name).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "engine/io/token_display.h"
 
 namespace samplescope::ui {
 
@@ -18,13 +21,8 @@ public:
     TokenLabels(std::vector<std::string> raw, std::vector<std::string> display)
         : raw_(std::move(raw)), display_(std::move(display)) {}
 
-    std::string label(std::int64_t id) const {
-        if (id >= 0 && static_cast<std::size_t>(id) < display_.size() && !display_[static_cast<std::size_t>(id)].empty()) {
-            return display_[static_cast<std::size_t>(id)];
-        }
-        return "tok_" + std::to_string(id);
-    }
-    bool has_labels() const { return !display_.empty(); }
+    std::string label(std::int64_t id) const { return token_display_label(display_, id); }
+    bool hasLabels() const { return !display_.empty(); }
     const std::vector<std::string>& raw() const { return raw_; }
     const std::vector<std::string>& display() const { return display_; }
 

@@ -16,14 +16,14 @@ namespace samplescope {
 
 namespace {
 
-QString id_list(const std::vector<std::int64_t>& ids) {
+QString idList(const std::vector<std::int64_t>& ids) {
     QStringList parts;
     parts.reserve(static_cast<qsizetype>(ids.size()));
     for (const auto id : ids) parts << QString::number(id);
     return parts.join(QStringLiteral(", "));
 }
 
-std::vector<std::int64_t> parse_id_list(const QString& text, const std::string& key) {
+std::vector<std::int64_t> parseIdList(const QString& text, const std::string& key) {
     std::vector<std::int64_t> ids;
     const QString trimmed = text.trimmed();
     if (trimmed.isEmpty()) return ids;
@@ -39,7 +39,7 @@ std::vector<std::int64_t> parse_id_list(const QString& text, const std::string& 
     return ids;
 }
 
-std::uint64_t parse_skip_draws(const QString& text) {
+std::uint64_t parseSkipDraws(const QString& text) {
     const std::string s = text.trimmed().toStdString();
     std::uint64_t value = 0;
     const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
@@ -87,8 +87,8 @@ QString BatchParamsModel::text(const RowRequest& request, int column, bool full)
     switch (column) {
         case kSeedColumn: return request.params.seed ? QString::number(*request.params.seed) : QString();
         case kSkipDrawsColumn: return QString::number(request.skip_draws);
-        case kPromptColumn: return id_list(request.prompt_ids);
-        case kOutputColumn: return id_list(request.output_ids);
+        case kPromptColumn: return idList(request.prompt_ids);
+        case kOutputColumn: return idList(request.output_ids);
         default: return {};
     }
 }
@@ -188,11 +188,11 @@ RowRequest BatchParamsModel::edited(int row, int column, const QString& value) c
                 request.params.seed = parse_seed(value.trimmed().toStdString());
             }
             break;
-        case kSkipDrawsColumn: request.skip_draws = parse_skip_draws(value); break;
+        case kSkipDrawsColumn: request.skip_draws = parseSkipDraws(value); break;
         case kPromptColumn:
         case kOutputColumn: {
             auto& ids = column == kPromptColumn ? request.prompt_ids : request.output_ids;
-            ids = parse_id_list(value, column == kPromptColumn ? "prompt_ids" : "output_ids");
+            ids = parseIdList(value, column == kPromptColumn ? "prompt_ids" : "output_ids");
             // The batch engine's own check names the id outside [0, V); it
             // calls this single row "row 0", and the caller names the real one.
             try {

@@ -13,12 +13,12 @@ batch::BatchInput CompareBatch::input() const {
     return batch::make_batch_input(logits ? logits->data() : nullptr, rows, vocab, requests);
 }
 
-std::vector<double> CompareBatch::row_logits(std::size_t row) const {
+std::vector<double> CompareBatch::rowLogits(std::size_t row) const {
     const auto begin = logits->begin() + static_cast<std::ptrdiff_t>(row * vocab);
     return {begin, begin + static_cast<std::ptrdiff_t>(vocab)};
 }
 
-void check_histories(const std::vector<RowRequest>& requests, std::size_t vocab, const std::string& params_path) {
+void checkHistories(const std::vector<RowRequest>& requests, std::size_t vocab, const std::string& params_path) {
     try {
         // make_batch_input checks every history id against V, naming the row.
         (void)batch::make_batch_input(nullptr, requests.size(), vocab, requests);
@@ -27,13 +27,13 @@ void check_histories(const std::vector<RowRequest>& requests, std::size_t vocab,
     }
 }
 
-void seed_every_row(std::vector<RowRequest>& requests) {
+void seedEveryRow(std::vector<RowRequest>& requests) {
     for (auto& request : requests) {
         if (!request.params.seed) request.params.seed = choose_seed();
     }
 }
 
-CompareBatch load_compare_batch(const std::string& logits_path, const std::string& params_path) {
+CompareBatch loadCompareBatch(const std::string& logits_path, const std::string& params_path) {
     const LogitsMatrix matrix = load_logits_file(logits_path);
     auto logits = std::make_shared<std::vector<float>>();
     logits->reserve(matrix.values.size());
@@ -54,8 +54,8 @@ CompareBatch load_compare_batch(const std::string& logits_path, const std::strin
     }
     out.requests = params_path.empty() ? std::vector<RowRequest>(out.rows)
                                        : load_row_requests_file(params_path, out.rows);
-    check_histories(out.requests, out.vocab, params_path);
-    seed_every_row(out.requests);
+    checkHistories(out.requests, out.vocab, params_path);
+    seedEveryRow(out.requests);
     out.logits = std::move(logits);
     out.source = logits_path;
     out.source_name = std::filesystem::path(logits_path).filename().string();
@@ -66,7 +66,7 @@ CompareBatch load_compare_batch(const std::string& logits_path, const std::strin
     return out;
 }
 
-CompareBatch generate_compare_batch(std::size_t rows, std::size_t vocab, batch::Workload workload, std::uint64_t seed) {
+CompareBatch generateCompareBatch(std::size_t rows, std::size_t vocab, batch::Workload workload, std::uint64_t seed) {
     if (rows == 0 || vocab == 0) {
         throw InputError("generate", "a generated batch needs B >= 1 and V >= 1, got B = " + std::to_string(rows) +
                                          ", V = " + std::to_string(vocab));
@@ -81,7 +81,7 @@ CompareBatch generate_compare_batch(std::size_t rows, std::size_t vocab, batch::
     out.vocab = vocab;
     out.logits = std::make_shared<const std::vector<float>>(std::move(synthetic.logits));
     out.requests = std::move(synthetic.requests);
-    seed_every_row(out.requests);
+    seedEveryRow(out.requests);
     out.source = "generated " + std::to_string(rows) + " x " + std::to_string(vocab) + " (" +
                  std::string(batch::workload_name(workload)) + ", seed " + std::to_string(seed) + ")";
     out.source_name = out.source;

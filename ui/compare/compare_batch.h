@@ -28,24 +28,24 @@ struct CompareBatch {
     // Points into `logits`; the batch must outlive the input.
     batch::BatchInput input() const;
     // Row r widened to f64, as the reference reads it.
-    std::vector<double> row_logits(std::size_t row) const;
+    std::vector<double> rowLogits(std::size_t row) const;
 };
 
 // A [B, V] logits file (any format load_logits_file reads) and, when
 // params_path is not empty, its params JSON file; rows without a params file
 // get the defaults. Throws InputError naming the file and the problem.
-CompareBatch load_compare_batch(const std::string& logits_path, const std::string& params_path = {});
+CompareBatch loadCompareBatch(const std::string& logits_path, const std::string& params_path = {});
 
 // kernels/batch_generate's deterministic batch. Throws InputError when B or V
 // is 0 or the batch would hold more than kMaxGeneratedLogits logits.
 inline constexpr std::size_t kMaxGeneratedLogits = std::size_t{1} << 27;
-CompareBatch generate_compare_batch(std::size_t rows, std::size_t vocab, batch::Workload workload, std::uint64_t seed);
+CompareBatch generateCompareBatch(std::size_t rows, std::size_t vocab, batch::Workload workload, std::uint64_t seed);
 
 // Refuses history ids outside [0, V), naming the params file and the row.
-void check_histories(const std::vector<RowRequest>& requests, std::size_t vocab, const std::string& params_path);
+void checkHistories(const std::vector<RowRequest>& requests, std::size_t vocab, const std::string& params_path);
 
 // Chooses a seed for every row without one, so a run can be replayed and a row
 // opened elsewhere draws what it drew here.
-void seed_every_row(std::vector<RowRequest>& requests);
+void seedEveryRow(std::vector<RowRequest>& requests);
 
 }  // namespace samplescope

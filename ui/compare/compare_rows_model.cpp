@@ -16,14 +16,14 @@ const QColor kVermillion(0xd5, 0x5e, 0x00);
 const QColor kOrange(0xe6, 0x9f, 0x00);
 const QColor kBluishGreen(0x00, 0x9e, 0x73);
 
-QString verdict_text(Verdict verdict) {
+QString verdictText(Verdict verdict) {
     const auto name = verdict_name(verdict);
     return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
 }
 
 // A distinct shape per verdict: circle (equal), triangle (near-tie), square with
 // a cross (mismatch), so the icon reads without its colour.
-QIcon make_icon(Verdict verdict) {
+QIcon makeIcon(Verdict verdict) {
     QPixmap pixmap(16, 16);
     pixmap.fill(Qt::transparent);
     QPainter painter(&pixmap);
@@ -57,7 +57,7 @@ QIcon make_icon(Verdict verdict) {
     return QIcon(pixmap);
 }
 
-QString logprob_difference(double difference) {
+QString logprobDifference(double difference) {
     if (difference == 0.0) return QStringLiteral("0");
     return QString::number(difference, 'e', 2);
 }
@@ -85,7 +85,7 @@ QColor CompareRowsModel::background(Verdict verdict) {
 }
 
 QIcon CompareRowsModel::icon(Verdict verdict) {
-    static const QIcon icons[] = {make_icon(Verdict::Equal), make_icon(Verdict::NearTie), make_icon(Verdict::Mismatch)};
+    static const QIcon icons[] = {makeIcon(Verdict::Equal), makeIcon(Verdict::NearTie), makeIcon(Verdict::Mismatch)};
     return icons[static_cast<int>(verdict)];
 }
 
@@ -97,14 +97,14 @@ int CompareRowsModel::columnCount(const QModelIndex& parent) const { return pare
 
 QString CompareRowsModel::detail(const batch::RowComparison& row) const {
     QStringList parts;
-    if (row.token != Verdict::Equal) parts << tr("token %1").arg(verdict_text(row.token));
+    if (row.token != Verdict::Equal) parts << tr("token %1").arg(verdictText(row.token));
     // Fast mode draws with its own random numbers: another token is no
     // disagreement when the reference keeps it (its draws face the fit test).
     if (row.token == Verdict::Equal && row.engine_token != row.reference_token) {
         parts << tr("another draw from the same kept set");
     }
     if (row.kept != Verdict::Equal) {
-        QString kept = tr("kept set %1").arg(verdict_text(row.kept));
+        QString kept = tr("kept set %1").arg(verdictText(row.kept));
         if (!row.kept_mismatched_ids.empty()) {
             QStringList ids;
             const std::size_t shown = std::min<std::size_t>(row.kept_mismatched_ids.size(), 8);
@@ -114,7 +114,7 @@ QString CompareRowsModel::detail(const batch::RowComparison& row) const {
         }
         parts << kept;
     }
-    if (row.logprob != Verdict::Equal) parts << tr("logprob %1").arg(verdict_text(row.logprob));
+    if (row.logprob != Verdict::Equal) parts << tr("logprob %1").arg(verdictText(row.logprob));
     return parts.join(QStringLiteral("; "));
 }
 
@@ -126,10 +126,10 @@ QVariant CompareRowsModel::data(const QModelIndex& index, int role) const {
         case Qt::DisplayRole:
             switch (column) {
                 case RowColumn: return index.row();
-                case VerdictColumn: return verdict_text(row.row);
+                case VerdictColumn: return verdictText(row.row);
                 case ReferenceTokenColumn: return row.reference_token;
                 case EngineTokenColumn: return row.engine_token;
-                case LogprobDifferenceColumn: return logprob_difference(row.logprob_difference);
+                case LogprobDifferenceColumn: return logprobDifference(row.logprob_difference);
                 case ReferenceKeptColumn: return row.reference_kept;
                 case EngineKeptColumn: return row.engine_kept;
                 case DetailColumn: return detail(row);

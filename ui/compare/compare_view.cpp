@@ -30,7 +30,7 @@ namespace samplescope {
 
 namespace {
 
-QString from_view(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+QString fromView(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
 QString duration(double seconds) {
     if (seconds < 1e-3) return QObject::tr("%1 µs").arg(seconds * 1e6, 0, 'f', 1);
@@ -116,7 +116,7 @@ void CompareView::buildLayout() {
     workload_combo_ = new QComboBox(batch_box);
     for (const auto workload : {batch::Workload::Mixed, batch::Workload::EveryStage, batch::Workload::TopPOnly,
                                 batch::Workload::Greedy}) {
-        workload_combo_->addItem(from_view(batch::workload_name(workload)), static_cast<int>(workload));
+        workload_combo_->addItem(fromView(batch::workload_name(workload)), static_cast<int>(workload));
     }
     workload_combo_->setToolTip(tr("mixed: every kind of row (greedy, each stage alone and together, -inf ids, ties);\n"
                                    "every-stage: penalties over 1,000-id histories, T = 0.7, k = 50, p = 0.9, m = 0.05;\n"
@@ -156,13 +156,13 @@ void CompareView::buildLayout() {
     auto* run_row = new QHBoxLayout;
     mode_combo_ = new QComboBox(this);
     for (const auto mode : {batch::Mode::Exact, batch::Mode::Fast}) {
-        mode_combo_->addItem(from_view(batch::mode_name(mode)), static_cast<int>(mode));
+        mode_combo_->addItem(fromView(batch::mode_name(mode)), static_cast<int>(mode));
     }
     mode_combo_->setToolTip(tr("exact: the contract row by row (f64, the PCG32 stream), tolerance 1e-9;\n"
                                "fast: f32 selection and a Gumbel-max draw, compared on kept sets (1e-5) and logprobs (1e-4)"));
     backend_combo_ = new QComboBox(this);
     for (const auto backend : {batch::Backend::Auto, batch::Backend::Host, batch::Backend::Cuda}) {
-        backend_combo_->addItem(from_view(batch::backend_name(backend)), static_cast<int>(backend));
+        backend_combo_->addItem(fromView(batch::backend_name(backend)), static_cast<int>(backend));
     }
     backend_combo_->setToolTip(tr("auto: the GPU when one answers, else the host twin; host: the host twin; "
                                   "cuda: the GPU or an error"));
@@ -250,7 +250,7 @@ void CompareView::buildLayout() {
 std::vector<RowRequest> CompareView::requests() const { return params_model_->requests(); }
 
 void CompareView::setBatch(CompareBatch batch) {
-    seed_every_row(batch.requests);
+    seedEveryRow(batch.requests);
     batch_ = std::move(batch);
     params_model_->setRequests(batch_.requests, batch_.vocab);
     params_table_->resizeColumnsToContents();
@@ -267,7 +267,7 @@ bool CompareView::loadFiles(const QString& logits_path, const QString& params_pa
     if (isRunning()) return false;
     try {
         QApplication::setOverrideCursor(Qt::WaitCursor);
-        CompareBatch loaded = load_compare_batch(logits_path.toStdString(), params_path.toStdString());
+        CompareBatch loaded = loadCompareBatch(logits_path.toStdString(), params_path.toStdString());
         QApplication::restoreOverrideCursor();
         setBatch(std::move(loaded));
         return true;
@@ -290,7 +290,7 @@ bool CompareView::loadParamsFile(const QString& params_path) {
     try {
         CompareBatch next = batch_;
         next.requests = load_row_requests_file(params_path.toStdString(), batch_.rows);
-        check_histories(next.requests, next.vocab, params_path.toStdString());
+        checkHistories(next.requests, next.vocab, params_path.toStdString());
         next.source = batch_.source + " + " + params_path.toStdString();
         next.source_name = batch_.source_name + " + " + QFileInfo(params_path).fileName().toStdString();
         setBatch(std::move(next));
@@ -305,7 +305,7 @@ bool CompareView::generate() {
     if (isRunning()) return false;
     const auto workload = static_cast<batch::Workload>(workload_combo_->currentData().toInt());
     try {
-        setBatch(generate_compare_batch(static_cast<std::size_t>(rows_spin_->value()),
+        setBatch(generateCompareBatch(static_cast<std::size_t>(rows_spin_->value()),
                                         static_cast<std::size_t>(vocab_spin_->value()), workload,
                                         static_cast<std::uint64_t>(seed_spin_->value())));
         return true;
@@ -443,7 +443,7 @@ void CompareView::openRow(int row) {
     if (!comparison_ || !compared_batch_ || row < 0 || static_cast<std::size_t>(row) >= compared_batch_->rows) return;
     const auto r = static_cast<std::size_t>(row);
     const RowRequest& request = compared_batch_->requests[r];
-    emit openRowRequested(compared_batch_->row_logits(r), request.params, request.prompt_ids, request.output_ids,
+    emit openRowRequested(compared_batch_->rowLogits(r), request.params, request.prompt_ids, request.output_ids,
                           request.skip_draws);
 }
 
@@ -464,7 +464,7 @@ void CompareView::showSummary() {
 
     QStringList details;
     details << tr("%1 mode (δ = %2, logprob within %3)")
-                   .arg(from_view(batch::mode_name(c.mode)))
+                   .arg(fromView(batch::mode_name(c.mode)))
                    .arg(c.tolerance.delta, 0, 'g', 3)
                    .arg(c.tolerance.logprob, 0, 'g', 3);
     details << tr("worst |Δ logprob| %1")

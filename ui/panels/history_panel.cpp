@@ -12,13 +12,13 @@
 
 namespace samplescope::ui {
 
-std::vector<std::int64_t> parse_ids(const QString& text, const char* field) {
+std::vector<std::int64_t> parseIds(const QString& text, const char* field) {
     return parse_id_list(text.toStdString(), field);
 }
 
 namespace {
 
-QString join_ids(const std::vector<std::int64_t>& ids) {
+QString joinIds(const std::vector<std::int64_t>& ids) {
     QStringList parts;
     for (const auto id : ids) parts << QString::number(id);
     return parts.join(QStringLiteral(", "));
@@ -66,15 +66,15 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QGroupBox(QStringLiteral("History"
     buttons->addWidget(reset_);
     form->addRow(buttons);
 
-    connect(prompt_, &QLineEdit::editingFinished, this, &HistoryPanel::on_edit);
-    connect(output_, &QLineEdit::editingFinished, this, &HistoryPanel::on_edit);
+    connect(prompt_, &QLineEdit::editingFinished, this, &HistoryPanel::onEdit);
+    connect(output_, &QLineEdit::editingFinished, this, &HistoryPanel::onEdit);
     connect(step_, &QPushButton::clicked, this, &HistoryPanel::stepRequested);
     connect(reset_, &QPushButton::clicked, this, &HistoryPanel::resetRequested);
 }
 
-void HistoryPanel::show_request(const Request& request, const TokenLabels& labels) {
-    prompt_->setText(join_ids(request.prompt_ids()));
-    output_->setText(join_ids(request.output_ids()));
+void HistoryPanel::showRequest(const Request& request, const TokenLabels& labels) {
+    prompt_->setText(joinIds(request.prompt_ids()));
+    output_->setText(joinIds(request.output_ids()));
     QStringList words;
     const auto& output = request.output_ids();
     const std::size_t shown = std::min<std::size_t>(output.size(), 12);
@@ -88,23 +88,23 @@ void HistoryPanel::show_request(const Request& request, const TokenLabels& label
     output_->setStyleSheet(QString());
 }
 
-void HistoryPanel::show_error(const QString& field, const QString& message) {
+void HistoryPanel::showError(const QString& field, const QString& message) {
     error_->setText(message);
     error_->setVisible(true);
     (field == QStringLiteral("prompt_ids") ? prompt_ : output_)->setStyleSheet(QStringLiteral("border: 2px solid #B00020;"));
 }
 
-void HistoryPanel::on_edit() {
+void HistoryPanel::onEdit() {
     if (!prompt_->isModified() && !output_->isModified()) return;  // focus left without an edit
     try {
-        const auto prompt = parse_ids(prompt_->text(), "prompt_ids");
-        const auto output = parse_ids(output_->text(), "output_ids");
+        const auto prompt = parseIds(prompt_->text(), "prompt_ids");
+        const auto output = parseIds(output_->text(), "output_ids");
         error_->setVisible(false);
         prompt_->setModified(false);
         output_->setModified(false);
         emit historyEdited(prompt, output);
     } catch (const InputError& error) {
-        show_error(QString::fromStdString(error.field()), QString::fromUtf8(error.what()));
+        showError(QString::fromStdString(error.field()), QString::fromUtf8(error.what()));
     }
 }
 

@@ -21,14 +21,14 @@ class HistoryPanel : public QGroupBox {
 public:
     explicit HistoryPanel(QWidget* parent = nullptr);
 
-    void show_request(const Request& request, const TokenLabels& labels);
-    void show_error(const QString& field, const QString& message);  // in place, under its box
+    void showRequest(const Request& request, const TokenLabels& labels);
+    void showError(const QString& field, const QString& message);  // in place, under its box
 
-    QLineEdit* prompt_entry() const { return prompt_; }
-    QLineEdit* output_entry() const { return output_; }
-    QLabel* draws_label() const { return draws_; }
-    QPushButton* step_button() const { return step_; }
-    QPushButton* reset_button() const { return reset_; }
+    QLineEdit* promptEntry() const { return prompt_; }
+    QLineEdit* outputEntry() const { return output_; }
+    QLabel* drawsLabel() const { return draws_; }
+    QPushButton* stepButton() const { return step_; }
+    QPushButton* resetButton() const { return reset_; }
 
 signals:
     void historyEdited(const std::vector<std::int64_t>& prompt_ids, const std::vector<std::int64_t>& output_ids);
@@ -36,7 +36,7 @@ signals:
     void resetRequested();
 
 private:
-    void on_edit();
+    void onEdit();
 
     QLineEdit* prompt_;
     QLineEdit* output_;
@@ -48,6 +48,6 @@ private:
 };
 
 // Parses ids such as "1, 2 2"; throws InputError naming the field.
-std::vector<std::int64_t> parse_ids(const QString& text, const char* field);
+std::vector<std::int64_t> parseIds(const QString& text, const char* field);
 
 }  // namespace samplescope::ui

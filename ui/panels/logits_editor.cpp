@@ -56,38 +56,38 @@ LogitsEditor::LogitsEditor(Session* session, QWidget* parent) : QWidget(parent),
 
     connect(open, &QPushButton::clicked, this, &LogitsEditor::openRequested);
     connect(paste, &QPushButton::clicked, this, &LogitsEditor::pasteRequested);
-    connect(add, &QPushButton::clicked, this, &LogitsEditor::add_row);
-    connect(remove, &QPushButton::clicked, this, &LogitsEditor::delete_selected_rows);
+    connect(add, &QPushButton::clicked, this, &LogitsEditor::addRow);
+    connect(remove, &QPushButton::clicked, this, &LogitsEditor::deleteSelectedRows);
     connect(model_, &LogitsTableModel::editRefused, this, &LogitsEditor::errorRaised);
     connect(row_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int row) {
-        if (static_cast<std::size_t>(row) == session_->matrix_row()) return;
+        if (static_cast<std::size_t>(row) == session_->matrixRow()) return;
         try {
-            session_->set_matrix_row(static_cast<std::size_t>(row));
+            session_->setMatrixRow(static_cast<std::size_t>(row));
         } catch (const InputError& error) {
             emit errorRaised(QString::fromUtf8(error.what()));
         }
     });
-    connect(session_, &Session::logitsChanged, this, &LogitsEditor::refresh_source);
-    refresh_source();
+    connect(session_, &Session::logitsChanged, this, &LogitsEditor::refreshSource);
+    refreshSource();
 }
 
-void LogitsEditor::refresh_source() {
+void LogitsEditor::refreshSource() {
     const QLocale english(QLocale::English);
-    source_->setText(QStringLiteral("Source: %1 · V = %2").arg(session_->source(), english.toString(static_cast<qulonglong>(session_->vocab_size()))));
-    const bool many = session_->matrix_rows() > 1;
+    source_->setText(QStringLiteral("Source: %1 · V = %2").arg(session_->source(), english.toString(static_cast<qulonglong>(session_->vocabSize()))));
+    const bool many = session_->matrixRows() > 1;
     row_label_->setVisible(many);
     row_->setVisible(many);
     const QSignalBlocker block(row_);
-    row_->setRange(0, static_cast<int>(session_->matrix_rows()) - 1);
-    row_->setValue(static_cast<int>(session_->matrix_row()));
-    row_->setSuffix(QStringLiteral(" of %1").arg(session_->matrix_rows()));
+    row_->setRange(0, static_cast<int>(session_->matrixRows()) - 1);
+    row_->setValue(static_cast<int>(session_->matrixRow()));
+    row_->setSuffix(QStringLiteral(" of %1").arg(session_->matrixRows()));
 }
 
-void LogitsEditor::add_row() {
+void LogitsEditor::addRow() {
     const QModelIndex current = table_->currentIndex();
-    const std::size_t at = current.isValid() ? static_cast<std::size_t>(current.row()) + 1 : session_->vocab_size();
+    const std::size_t at = current.isValid() ? static_cast<std::size_t>(current.row()) + 1 : session_->vocabSize();
     try {
-        session_->insert_tokens(at, 1, 0.0);
+        session_->insertTokens(at, 1, 0.0);
         table_->setCurrentIndex(model_->index(static_cast<int>(at), LogitsTableModel::Logit));
         table_->scrollTo(table_->currentIndex());
     } catch (const InputError& error) {
@@ -95,7 +95,7 @@ void LogitsEditor::add_row() {
     }
 }
 
-void LogitsEditor::delete_selected_rows() {
+void LogitsEditor::deleteSelectedRows() {
     std::set<int> rows;
     for (const QModelIndex& index : table_->selectionModel()->selectedRows()) rows.insert(index.row());
     if (rows.empty() && table_->currentIndex().isValid()) rows.insert(table_->currentIndex().row());
@@ -103,7 +103,7 @@ void LogitsEditor::delete_selected_rows() {
     std::vector<std::size_t> ids;
     for (const int row : rows) ids.push_back(static_cast<std::size_t>(row));
     try {
-        session_->remove_tokens(std::move(ids));
+        session_->removeTokens(std::move(ids));
     } catch (const InputError& error) {
         emit errorRaised(QString::fromUtf8(error.what()));
     }

@@ -20,10 +20,10 @@ public:
 
     LogitsTableModel* model() const { return model_; }
     QTableView* table() const { return table_; }
-    QSpinBox* row_selector() const { return row_; }
+    QSpinBox* rowSelector() const { return row_; }
 
-    void add_row();
-    void delete_selected_rows();
+    void addRow();
+    void deleteSelectedRows();
 
 signals:
     void openRequested();
@@ -31,7 +31,7 @@ signals:
     void errorRaised(const QString& message);
 
 private:
-    void refresh_source();
+    void refreshSource();
 
     Session* session_;
     LogitsTableModel* model_;

@@ -8,15 +8,15 @@
 namespace samplescope::ui {
 
 LogitsTableModel::LogitsTableModel(Session* session, QObject* parent)
-    : QAbstractTableModel(parent), session_(session), shown_rows_(session->vocab_size()) {
+    : QAbstractTableModel(parent), session_(session), shown_rows_(session->vocabSize()) {
     connect(session_, &Session::logitsChanged, this, [this] {
         // Same size: refresh in place (an edit in progress stays open); else reset.
-        if (shown_rows_ == session_->vocab_size()) {
+        if (shown_rows_ == session_->vocabSize()) {
             if (shown_rows_ > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, 2));
             return;
         }
         beginResetModel();
-        shown_rows_ = session_->vocab_size();
+        shown_rows_ = session_->vocabSize();
         endResetModel();
     });
     connect(session_, &Session::labelsChanged, this, [this] {
@@ -28,7 +28,7 @@ int LogitsTableModel::rowCount(const QModelIndex& parent) const { return parent.
 int LogitsTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 3; }
 
 QVariant LogitsTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || static_cast<std::size_t>(index.row()) >= session_->vocab_size()) return {};
+    if (!index.isValid() || static_cast<std::size_t>(index.row()) >= session_->vocabSize()) return {};
     const auto id = static_cast<std::size_t>(index.row());
     if (role == Qt::TextAlignmentRole) {
         return index.column() == Label ? QVariant(Qt::AlignLeft | Qt::AlignVCenter) : QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -66,16 +66,16 @@ bool LogitsTableModel::setData(const QModelIndex& index, const QVariant& value, 
     const auto id = static_cast<std::size_t>(index.row());
     try {
         if (index.column() == Label) {
-            session_->set_label(id, value.toString().toStdString());
+            session_->setLabel(id, value.toString().toStdString());
             return true;
         }
         if (index.column() == Logit) {
-            const auto number = parse_number_text(value.toString());
+            const auto number = parseNumberText(value.toString());
             if (!number) {
                 throw InputError("logits", "logit of id " + std::to_string(id) + " must be a number, got \"" +
                                                value.toString().trimmed().toStdString() + "\"");
             }
-            session_->set_logit(id, *number);
+            session_->setLogit(id, *number);
             return true;
         }
     } catch (const InputError& error) {

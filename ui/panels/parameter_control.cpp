@@ -10,7 +10,7 @@
 
 namespace samplescope::ui {
 
-std::optional<double> parse_number_text(const QString& text) {
+std::optional<double> parseNumberText(const QString& text) {
     const std::string trimmed = text.trimmed().toStdString();
     if (trimmed.empty()) return std::nullopt;
     char* end = nullptr;
@@ -21,33 +21,33 @@ std::optional<double> parse_number_text(const QString& text) {
 
 namespace {
 
-QString view_of(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<int>(text.size())); }
+QString viewOf(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<int>(text.size())); }
 
 }  // namespace
 
 ParameterControl::ParameterControl(const ParamInfo& info, QGridLayout* grid, int row, QWidget* parent)
     : QObject(parent), info_(info), value_(info.default_value) {
     const QString tooltip = QStringLiteral("<b>%1</b> (%2)<br>%3<br>Valid: %4. Default: %5.")
-                                .arg(view_of(info.label), view_of(info.key), view_of(info.formula).toHtmlEscaped(),
-                                     view_of(info.valid_range).toHtmlEscaped(),
+                                .arg(viewOf(info.label), viewOf(info.key), viewOf(info.formula).toHtmlEscaped(),
+                                     viewOf(info.valid_range).toHtmlEscaped(),
                                      QString::fromStdString(format_number(info.default_value)));
-    name_ = new QLabel(view_of(info.label), parent);
+    name_ = new QLabel(viewOf(info.label), parent);
     name_->setToolTip(tooltip);
     slider_ = new QSlider(Qt::Horizontal, parent);
-    slider_->setObjectName(QStringLiteral("slider_%1").arg(view_of(info.key)));
-    slider_->setRange(0, position_of(info.slider_max));
+    slider_->setObjectName(QStringLiteral("slider_%1").arg(viewOf(info.key)));
+    slider_->setRange(0, positionOf(info.slider_max));
     slider_->setToolTip(tooltip);
     slider_->setMinimumWidth(70);
     entry_ = new QLineEdit(parent);
-    entry_->setObjectName(QStringLiteral("entry_%1").arg(view_of(info.key)));
+    entry_->setObjectName(QStringLiteral("entry_%1").arg(viewOf(info.key)));
     entry_->setToolTip(tooltip);
     entry_->setMaximumWidth(80);
     state_ = new QLabel(parent);
-    state_->setObjectName(QStringLiteral("state_%1").arg(view_of(info.key)));
+    state_->setObjectName(QStringLiteral("state_%1").arg(viewOf(info.key)));
     state_->setMinimumWidth(48);
     state_->setToolTip(QStringLiteral("Whether this step changes anything (the contract's off values)."));
     error_ = new QLabel(parent);
-    error_->setObjectName(QStringLiteral("error_%1").arg(view_of(info.key)));
+    error_->setObjectName(QStringLiteral("error_%1").arg(viewOf(info.key)));
     error_->setWordWrap(true);
     error_->setStyleSheet(QStringLiteral("color: #B00020;"));
     error_->setVisible(false);
@@ -56,65 +56,65 @@ ParameterControl::ParameterControl(const ParamInfo& info, QGridLayout* grid, int
     grid->addWidget(entry_, row, 2);
     grid->addWidget(state_, row, 3);
     grid->addWidget(error_, row + 1, 0, 1, 4);
-    connect(slider_, &QSlider::valueChanged, this, &ParameterControl::on_slider);
-    connect(entry_, &QLineEdit::editingFinished, this, &ParameterControl::on_entry);
-    set_value(info.default_value);
+    connect(slider_, &QSlider::valueChanged, this, &ParameterControl::onSlider);
+    connect(entry_, &QLineEdit::editingFinished, this, &ParameterControl::onEntry);
+    setValue(info.default_value);
 }
 
 double ParameterControl::step() const { return info_.integer ? 1.0 : 0.01; }
 
-int ParameterControl::position_of(double value) const {
+int ParameterControl::positionOf(double value) const {
     const double clamped = std::clamp(value, info_.slider_min, info_.slider_max);
     return static_cast<int>(std::lround((clamped - info_.slider_min) / step()));
 }
 
-void ParameterControl::set_value(double value) {
+void ParameterControl::setValue(double value) {
     value_ = value;
     const QSignalBlocker block(slider_);
-    slider_->setValue(position_of(value));
+    slider_->setValue(positionOf(value));
     entry_->setText(QString::fromStdString(format_number(value)));
-    show_error(QString());
+    showError(QString());
 }
 
-void ParameterControl::set_state(const QString& text, bool active) {
+void ParameterControl::setState(const QString& text, bool active) {
     state_->setText(text);
     state_->setStyleSheet(active ? QStringLiteral("color: #0072B2; font-weight: bold;")
                                  : QStringLiteral("color: #777777; font-style: italic;"));
 }
 
-void ParameterControl::show_error(const QString& message) {
+void ParameterControl::showError(const QString& message) {
     error_->setText(message);
     error_->setVisible(!message.isEmpty());
     entry_->setStyleSheet(message.isEmpty() ? QString() : QStringLiteral("border: 2px solid #B00020;"));
 }
 
-void ParameterControl::on_slider(int position) {
+void ParameterControl::onSlider(int position) {
     // Round to the step so a slider never produces 0.30000000000000004.
     const double raw = info_.slider_min + static_cast<double>(position) * step();
     const double value = info_.integer ? std::round(raw) : std::round(raw * 100.0) / 100.0;
     value_ = value;
     entry_->setText(QString::fromStdString(format_number(value)));
-    show_error(QString());
+    showError(QString());
     emit valueEdited(info_.param, value);
 }
 
-void ParameterControl::on_entry() {
+void ParameterControl::onEntry() {
     const QString text = entry_->text();
-    const auto value = parse_number_text(text);
+    const auto value = parseNumberText(text);
     if (!value) {
-        show_error(QStringLiteral("%1 must be a number, got \"%2\"").arg(view_of(info_.key), text.trimmed()));
+        showError(QStringLiteral("%1 must be a number, got \"%2\"").arg(viewOf(info_.key), text.trimmed()));
         return;
     }
     if (const auto error = param_error(info_.param, *value)) {
-        show_error(QString::fromStdString(*error));
+        showError(QString::fromStdString(*error));
         return;
     }
-    show_error(QString());
+    showError(QString());
     if (*value == value_) return;
     value_ = *value;
     {
         const QSignalBlocker block(slider_);
-        slider_->setValue(position_of(*value));
+        slider_->setValue(positionOf(*value));
     }
     emit valueEdited(info_.param, *value);
 }

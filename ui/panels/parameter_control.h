@@ -24,23 +24,23 @@ public:
     ParameterControl(const ParamInfo& info, QGridLayout* grid, int row, QWidget* parent);
 
     const ParamInfo& info() const { return info_; }
-    void set_value(double value);  // shows a value without emitting
-    void set_state(const QString& text, bool active);
-    void show_error(const QString& message);  // empty clears
+    void setValue(double value);  // shows a value without emitting
+    void setState(const QString& text, bool active);
+    void showError(const QString& message);  // empty clears
     QString error() const { return error_->isVisible() ? error_->text() : QString(); }
 
     QSlider* slider() const { return slider_; }
     QLineEdit* entry() const { return entry_; }
-    QLabel* state_label() const { return state_; }
+    QLabel* stateLabel() const { return state_; }
 
 signals:
     void valueEdited(samplescope::Param param, double value);
 
 private:
-    void on_slider(int position);
-    void on_entry();
+    void onSlider(int position);
+    void onEntry();
     double step() const;
-    int position_of(double value) const;
+    int positionOf(double value) const;
 
     const ParamInfo& info_;
     QLabel* name_;
@@ -53,6 +53,6 @@ private:
 
 // Parses a number typed by the user: the whole text (trimmed) must be a number;
 // "nan" and "inf" parse, so the contract's checks answer them.
-std::optional<double> parse_number_text(const QString& text);
+std::optional<double> parseNumberText(const QString& text);
 
 }  // namespace samplescope::ui

@@ -15,7 +15,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QGroupBox(QStringLiteral("Para
     int row = 0;
     for (const auto& info : kParams) {
         auto* control = new ParameterControl(info, grid, row, this);
-        connect(control, &ParameterControl::valueEdited, this, &ParameterPanel::on_value);
+        connect(control, &ParameterControl::valueEdited, this, &ParameterPanel::onValue);
         controls_.push_back(control);
         row += 2;
     }
@@ -50,26 +50,26 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QGroupBox(QStringLiteral("Para
     grid->addWidget(greedy_, row, 0, 1, 3);
     grid->addWidget(defaults_, row, 3);
 
-    connect(seed_entry_, &QLineEdit::editingFinished, this, &ParameterPanel::on_seed_entry);
+    connect(seed_entry_, &QLineEdit::editingFinished, this, &ParameterPanel::onSeedEntry);
     connect(random_seed_, &QPushButton::clicked, this, [this] {
         params_.seed = choose_seed();
         seed_entry_->setText(QString::number(*params_.seed));
         seed_error_->setVisible(false);
         emit paramsEdited(params_);
     });
-    connect(greedy_, &QCheckBox::toggled, this, &ParameterPanel::on_greedy);
+    connect(greedy_, &QCheckBox::toggled, this, &ParameterPanel::onGreedy);
     connect(defaults_, &QPushButton::clicked, this, [this] {
         SamplingParams defaults;
         defaults.seed = params_.seed;
-        set_params(defaults, vocab_size_);
+        setParams(defaults, vocab_size_);
         emit paramsEdited(params_);
     });
 }
 
-void ParameterPanel::set_params(const SamplingParams& params, std::size_t vocab_size) {
+void ParameterPanel::setParams(const SamplingParams& params, std::size_t vocab_size) {
     params_ = params;
     vocab_size_ = vocab_size;
-    for (auto* control : controls_) control->set_value(param_value(params, control->info().param));
+    for (auto* control : controls_) control->setValue(param_value(params, control->info().param));
     seed_entry_->setText(params.seed ? QString::number(*params.seed) : QString());
     seed_error_->setVisible(false);
     seed_entry_->setStyleSheet(QString());
@@ -77,32 +77,32 @@ void ParameterPanel::set_params(const SamplingParams& params, std::size_t vocab_
         const QSignalBlocker block(greedy_);
         greedy_->setChecked(is_greedy(params));
     }
-    refresh_states();
+    refreshStates();
 }
 
-void ParameterPanel::refresh_states() {
+void ParameterPanel::refreshStates() {
     const auto state = [](bool on) { return on ? QStringLiteral("on") : QStringLiteral("off"); };
-    control(Param::RepetitionPenalty)->set_state(state(uses_repetition_penalty(params_)), uses_repetition_penalty(params_));
+    control(Param::RepetitionPenalty)->setState(state(uses_repetition_penalty(params_)), uses_repetition_penalty(params_));
     const bool additive = uses_presence_frequency(params_);
-    control(Param::PresencePenalty)->set_state(state(params_.presence_penalty != 0.0), additive && params_.presence_penalty != 0.0);
-    control(Param::FrequencyPenalty)->set_state(state(params_.frequency_penalty != 0.0), additive && params_.frequency_penalty != 0.0);
+    control(Param::PresencePenalty)->setState(state(params_.presence_penalty != 0.0), additive && params_.presence_penalty != 0.0);
+    control(Param::FrequencyPenalty)->setState(state(params_.frequency_penalty != 0.0), additive && params_.frequency_penalty != 0.0);
     if (is_greedy(params_)) {
-        control(Param::Temperature)->set_state(QStringLiteral("greedy"), true);
+        control(Param::Temperature)->setState(QStringLiteral("greedy"), true);
     } else {
-        control(Param::Temperature)->set_state(state(uses_temperature(params_)), uses_temperature(params_));
+        control(Param::Temperature)->setState(state(uses_temperature(params_)), uses_temperature(params_));
     }
     const bool top_k = uses_top_k(params_, vocab_size_);
-    control(Param::TopK)->set_state(params_.top_k > 0 && !top_k ? QStringLiteral("off (>= V)") : state(top_k), top_k);
-    control(Param::TopP)->set_state(state(uses_top_p(params_)), uses_top_p(params_));
-    control(Param::MinP)->set_state(state(uses_min_p(params_)), uses_min_p(params_));
+    control(Param::TopK)->setState(params_.top_k > 0 && !top_k ? QStringLiteral("off (>= V)") : state(top_k), top_k);
+    control(Param::TopP)->setState(state(uses_top_p(params_)), uses_top_p(params_));
+    control(Param::MinP)->setState(state(uses_min_p(params_)), uses_min_p(params_));
 }
 
-void ParameterPanel::on_value(Param param, double value) {
+void ParameterPanel::onValue(Param param, double value) {
     SamplingParams next = params_;
     try {
         set_param(next, param, value);
     } catch (const InputError& error) {
-        control(param)->show_error(QString::fromUtf8(error.what()));
+        control(param)->showError(QString::fromUtf8(error.what()));
         return;
     }
     if (param == Param::Temperature && value != 0.0) temperature_before_greedy_ = value;
@@ -111,11 +111,11 @@ void ParameterPanel::on_value(Param param, double value) {
         const QSignalBlocker block(greedy_);
         greedy_->setChecked(is_greedy(params_));
     }
-    refresh_states();
+    refreshStates();
     emit paramsEdited(params_);
 }
 
-void ParameterPanel::on_seed_entry() {
+void ParameterPanel::onSeedEntry() {
     const std::string text = seed_entry_->text().trimmed().toStdString();
     try {
         const std::uint64_t seed = parse_seed(text);
@@ -131,7 +131,7 @@ void ParameterPanel::on_seed_entry() {
     }
 }
 
-void ParameterPanel::on_greedy(bool on) {
+void ParameterPanel::onGreedy(bool on) {
     auto* temperature = control(Param::Temperature);
     if (on) {
         if (params_.temperature != 0.0) temperature_before_greedy_ = params_.temperature;
@@ -139,24 +139,24 @@ void ParameterPanel::on_greedy(bool on) {
     } else {
         params_.temperature = temperature_before_greedy_ != 0.0 ? temperature_before_greedy_ : 1.0;
     }
-    temperature->set_value(params_.temperature);
-    refresh_states();
+    temperature->setValue(params_.temperature);
+    refreshStates();
     emit paramsEdited(params_);
 }
 
-void ParameterPanel::show_engine_error(const QString& field, const QString& message) {
+void ParameterPanel::showEngineError(const QString& field, const QString& message) {
     for (auto* control : controls_) {
         if (QString::fromUtf8(control->info().key.data(), static_cast<int>(control->info().key.size())) == field) {
-            control->show_error(message);
+            control->showError(message);
         }
     }
 }
 
-void ParameterPanel::clear_engine_errors() {
+void ParameterPanel::clearEngineErrors() {
     for (auto* control : controls_) {
         if (!control->error().isEmpty() && control->entry()->text() ==
             QString::fromStdString(format_number(param_value(params_, control->info().param)))) {
-            control->show_error(QString());
+            control->showError(QString());
         }
     }
 }

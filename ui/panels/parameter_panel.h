@@ -23,28 +23,28 @@ public:
     explicit ParameterPanel(QWidget* parent = nullptr);
 
     // Shows these parameters (no signal); V decides whether top-k is on.
-    void set_params(const SamplingParams& params, std::size_t vocab_size);
+    void setParams(const SamplingParams& params, std::size_t vocab_size);
     const SamplingParams& params() const { return params_; }
 
     ParameterControl* control(Param param) const { return controls_[static_cast<std::size_t>(param)]; }
-    QLineEdit* seed_entry() const { return seed_entry_; }
-    QLabel* seed_error() const { return seed_error_; }
-    QCheckBox* greedy_box() const { return greedy_; }
-    QPushButton* random_seed_button() const { return random_seed_; }
-    QPushButton* defaults_button() const { return defaults_; }
+    QLineEdit* seedEntry() const { return seed_entry_; }
+    QLabel* seedError() const { return seed_error_; }
+    QCheckBox* greedyBox() const { return greedy_; }
+    QPushButton* randomSeedButton() const { return random_seed_; }
+    QPushButton* defaultsButton() const { return defaults_; }
 
     // An engine error about one parameter (e.g. T too small for these logits), shown at its control.
-    void show_engine_error(const QString& field, const QString& message);
-    void clear_engine_errors();
+    void showEngineError(const QString& field, const QString& message);
+    void clearEngineErrors();
 
 signals:
     void paramsEdited(const samplescope::SamplingParams& params);
 
 private:
-    void on_value(Param param, double value);
-    void on_seed_entry();
-    void on_greedy(bool on);
-    void refresh_states();
+    void onValue(Param param, double value);
+    void onSeedEntry();
+    void onGreedy(bool on);
+    void refreshStates();
 
     std::vector<ParameterControl*> controls_;
     QLineEdit* seed_entry_;

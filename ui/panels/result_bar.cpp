@@ -13,7 +13,7 @@ ResultBar::ResultBar(QWidget* parent) : QLabel(parent) {
     setStyleSheet(QStringLiteral("#result_bar { background: #EEF5FB; border: 1px solid #0072B2; padding: 6px; font-size: 11pt; }"));
 }
 
-void ResultBar::show_view(const std::shared_ptr<const TraceView>& view) {
+void ResultBar::showView(const std::shared_ptr<const TraceView>& view) {
     if (!view) return;
     const SampleTrace& trace = *view->trace;
     const QString label = QString::fromStdString(view->labels->label(trace.token)).toHtmlEscaped();

@@ -14,7 +14,7 @@ class ResultBar : public QLabel {
     Q_OBJECT
 public:
     explicit ResultBar(QWidget* parent = nullptr);
-    void show_view(const std::shared_ptr<const TraceView>& view);
+    void showView(const std::shared_ptr<const TraceView>& view);
 };
 
 }  // namespace samplescope::ui

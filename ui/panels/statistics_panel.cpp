@@ -43,7 +43,7 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QGroupBox(QStringLiteral("St
     grid->setColumnStretch(2, 1);
 }
 
-void StatisticsPanel::show_view(const std::shared_ptr<const TraceView>& view) {
+void StatisticsPanel::showView(const std::shared_ptr<const TraceView>& view) {
     if (!view) return;
     const QLocale english(QLocale::English);
     const auto& stats = view->stats;

@@ -16,7 +16,7 @@ class StatisticsPanel : public QGroupBox {
     Q_OBJECT
 public:
     explicit StatisticsPanel(QWidget* parent = nullptr);
-    void show_view(const std::shared_ptr<const TraceView>& view);
+    void showView(const std::shared_ptr<const TraceView>& view);
 
     // The shown text of a cell: row 0..4 (entropy, perplexity, top-1, kept count, kept mass), column 0 before, 1 after.
     QString cell(int row, int column) const;

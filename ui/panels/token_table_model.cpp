@@ -13,7 +13,7 @@
 
 namespace samplescope::ui {
 
-std::vector<Stage> table_stages() {
+std::vector<Stage> tableStages() {
     std::vector<Stage> stages;
     for (const auto& info : kStages) {
         if (info.stage != Stage::Draw) stages.push_back(info.stage);
@@ -23,27 +23,27 @@ std::vector<Stage> table_stages() {
 
 namespace {
 
-QString view_of(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<int>(text.size())); }
-QString short_number(double value) {
+QString viewOf(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<int>(text.size())); }
+QString shortNumber(double value) {
     if (std::isinf(value)) return value < 0 ? QStringLiteral("-inf") : QStringLiteral("inf");
     return QString::number(value, 'g', 6);
 }
-QString exact_number(double value) { return QString::fromStdString(format_number(value)); }
+QString exactNumber(double value) { return QString::fromStdString(format_number(value)); }
 
 }  // namespace
 
 TokenTableModel::TokenTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-Stage TokenTableModel::stage_of_column(int column) {
-    return table_stages()[static_cast<std::size_t>(column - FirstStage)];
+Stage TokenTableModel::stageOfColumn(int column) {
+    return tableStages()[static_cast<std::size_t>(column - FirstStage)];
 }
 
-void TokenTableModel::set_view(std::shared_ptr<const TraceView> view) {
+void TokenTableModel::setView(std::shared_ptr<const TraceView> view) {
     const bool reshape = !view_ || !view || view_->trace->vocab_size != view->trace->vocab_size || view_->labels != view->labels;
     if (reshape) {
         beginResetModel();
         view_ = std::move(view);
-        rebuild_rows();
+        rebuildRows();
         endResetModel();
         return;
     }
@@ -51,21 +51,21 @@ void TokenTableModel::set_view(std::shared_ptr<const TraceView> view) {
     if (sort_column_ > Label) {
         // The values changed, so the order may have: rebuild it.
         emit layoutAboutToBeChanged();
-        rebuild_rows();
+        rebuildRows();
         emit layoutChanged();
     }
     emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
     emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
 }
 
-void TokenTableModel::set_filter(const QString& text) {
+void TokenTableModel::setFilter(const QString& text) {
     beginResetModel();
     filter_ = text.trimmed();
-    rebuild_rows();
+    rebuildRows();
     endResetModel();
 }
 
-void TokenTableModel::rebuild_rows() {
+void TokenTableModel::rebuildRows() {
     rows_.clear();
     all_rows_ = true;
     if (!view_) return;
@@ -102,7 +102,7 @@ void TokenTableModel::rebuild_rows() {
     } else if (sort_column_ != Id) {
         // Dense keys first: one lookup per id instead of one per comparison.
         std::vector<double> keys(rows_.size());
-        for (std::size_t i = 0; i < rows_.size(); ++i) keys[i] = sort_key(rows_[i], sort_column_);
+        for (std::size_t i = 0; i < rows_.size(); ++i) keys[i] = sortKey(rows_[i], sort_column_);
         std::vector<std::size_t> order(rows_.size());
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&keys](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
@@ -118,7 +118,7 @@ void TokenTableModel::sort(int column, Qt::SortOrder order) {
     emit layoutAboutToBeChanged();
     sort_column_ = column;
     sort_order_ = order;
-    rebuild_rows();
+    rebuildRows();
     emit layoutChanged();
 }
 
@@ -128,22 +128,22 @@ int TokenTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int TokenTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : FirstStage + static_cast<int>(table_stages().size());
+    return parent.isValid() ? 0 : FirstStage + static_cast<int>(tableStages().size());
 }
 
-std::int32_t TokenTableModel::id_at(int row) const {
+std::int32_t TokenTableModel::idAt(int row) const {
     if (row < 0 || row >= rowCount()) return -1;
     return all_rows_ ? row : rows_[static_cast<std::size_t>(row)];
 }
 
-int TokenTableModel::row_of(std::int32_t id) const {
+int TokenTableModel::rowOf(std::int32_t id) const {
     if (!view_ || id < 0 || static_cast<std::size_t>(id) >= view_->trace->vocab_size) return -1;
     if (all_rows_) return id;
     const auto it = std::find(rows_.begin(), rows_.end(), id);
     return it == rows_.end() ? -1 : static_cast<int>(it - rows_.begin());
 }
 
-double TokenTableModel::sort_key(std::int32_t id, int column) const {
+double TokenTableModel::sortKey(std::int32_t id, int column) const {
     const SampleTrace& trace = *view_->trace;
     const auto at = static_cast<std::size_t>(id);
     switch (column) {
@@ -152,39 +152,39 @@ double TokenTableModel::sort_key(std::int32_t id, int column) const {
         case PenalisedLogit: return (*trace.stage(Stage::PresenceFrequency).logits)[at];
         case ScaledLogit: return (*trace.stage(Stage::Temperature).logits)[at];
         default: {
-            const StageTrace& stage = trace.stage(stage_of_column(column));
+            const StageTrace& stage = trace.stage(stageOfColumn(column));
             return stage.keeps(id) ? stage.prob_of(id) : -1.0;  // dropped sorts below every kept q
         }
     }
 }
 
-QString TokenTableModel::exact_text(int row, int column) const {
-    const std::int32_t id = id_at(row);
+QString TokenTableModel::exactText(int row, int column) const {
+    const std::int32_t id = idAt(row);
     if (id < 0) return {};
     if (column == Id) return QString::number(id);
     if (column == Label) return QString::fromStdString(view_->labels->label(id));
-    if (column < FirstStage) return exact_number(sort_key(id, column));
-    const StageTrace& stage = view_->trace->stage(stage_of_column(column));
-    return stage.keeps(id) ? exact_number(stage.prob_of(id)) : QStringLiteral("dropped");
+    if (column < FirstStage) return exactNumber(sortKey(id, column));
+    const StageTrace& stage = view_->trace->stage(stageOfColumn(column));
+    return stage.keeps(id) ? exactNumber(stage.prob_of(id)) : QStringLiteral("dropped");
 }
 
 QVariant TokenTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !view_) return {};
-    const std::int32_t id = id_at(index.row());
+    const std::int32_t id = idAt(index.row());
     if (id < 0) return {};
     const int column = index.column();
     const SampleTrace& trace = *view_->trace;
     const bool chosen = id == trace.token;
     const bool is_stage = column >= FirstStage;
-    const bool dropped = is_stage && !trace.stage(stage_of_column(column)).keeps(id);
+    const bool dropped = is_stage && !trace.stage(stageOfColumn(column)).keeps(id);
     switch (role) {
         case Qt::DisplayRole:
             if (column == Id) return id;
             if (column == Label) return QString::fromStdString(view_->labels->label(id));
             if (dropped) return QStringLiteral("dropped");
-            return short_number(sort_key(id, column));
-        case Qt::ToolTipRole: return exact_text(index.row(), column);
-        case kSortKeyRole: return column == Label ? QVariant(QString::fromStdString(view_->labels->label(id))) : QVariant(sort_key(id, column));
+            return shortNumber(sortKey(id, column));
+        case Qt::ToolTipRole: return exactText(index.row(), column);
+        case kSortKeyRole: return column == Label ? QVariant(QString::fromStdString(view_->labels->label(id))) : QVariant(sortKey(id, column));
         case Qt::TextAlignmentRole:
             return column == Label ? QVariant(Qt::AlignLeft | Qt::AlignVCenter) : QVariant(Qt::AlignRight | Qt::AlignVCenter);
         case Qt::ForegroundRole:
@@ -217,12 +217,12 @@ QVariant TokenTableModel::headerData(int section, Qt::Orientation orientation, i
                                       QStringLiteral("After temperature (l / T)")};
         return role == Qt::DisplayRole ? names[section] : tips[section];
     }
-    const auto& info = stage_info(stage_of_column(section));
+    const auto& info = stage_info(stageOfColumn(section));
     const bool active = view_ && view_->trace->stage(info.stage).active;
     if (role == Qt::DisplayRole) {
-        return QStringLiteral("q: %1%2").arg(view_of(info.title), view_ && !active ? QStringLiteral(" (off)") : QString());
+        return QStringLiteral("q: %1%2").arg(viewOf(info.title), view_ && !active ? QStringLiteral(" (off)") : QString());
     }
-    return QStringLiteral("Probability after this stage, or \"dropped\". %1").arg(view_of(info.summary));
+    return QStringLiteral("Probability after this stage, or \"dropped\". %1").arg(viewOf(info.summary));
 }
 
 }  // namespace samplescope::ui

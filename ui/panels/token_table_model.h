@@ -24,9 +24,9 @@ public:
 
     explicit TokenTableModel(QObject* parent = nullptr);
 
-    void set_view(std::shared_ptr<const TraceView> view);
+    void setView(std::shared_ptr<const TraceView> view);
     // Keeps rows whose label contains the text (case-insensitive) or whose id equals it; empty shows all.
-    void set_filter(const QString& text);
+    void setFilter(const QString& text);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -34,15 +34,15 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
-    std::int32_t id_at(int row) const;
-    int row_of(std::int32_t id) const;  // -1 when filtered out
+    std::int32_t idAt(int row) const;
+    int rowOf(std::int32_t id) const;  // -1 when filtered out
     // The exact text of a cell (round-trip numbers), for CSV export.
-    QString exact_text(int row, int column) const;
-    static Stage stage_of_column(int column);
+    QString exactText(int row, int column) const;
+    static Stage stageOfColumn(int column);
 
 private:
-    double sort_key(std::int32_t id, int column) const;
-    void rebuild_rows();
+    double sortKey(std::int32_t id, int column) const;
+    void rebuildRows();
 
     std::shared_ptr<const TraceView> view_;
     std::vector<std::int32_t> rows_;  // ids in display order; empty means "all ids, ascending"
@@ -54,6 +54,6 @@ private:
 
 // The stages that get a probability column (every stage but the draw, which
 // has no distribution of its own).
-std::vector<Stage> table_stages();
+std::vector<Stage> tableStages();
 
 }  // namespace samplescope::ui

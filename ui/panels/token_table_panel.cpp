@@ -43,13 +43,13 @@ TokenTablePanel::TokenTablePanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(table_, 1);
 
     connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
-        model_->set_filter(text);
+        model_->setFilter(text);
         count_->setText(QStringLiteral("%1 rows").arg(QLocale(QLocale::English).toString(model_->rowCount())));
-        if (selected_ >= 0) select_token(selected_);
+        if (selected_ >= 0) selectToken(selected_);
     });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current, const QModelIndex&) {
-                const std::int32_t id = model_->id_at(current.row());
+                const std::int32_t id = model_->idAt(current.row());
                 if (id >= 0 && id != selected_) {
                     selected_ = id;
                     emit tokenSelected(id);
@@ -57,15 +57,15 @@ TokenTablePanel::TokenTablePanel(QWidget* parent) : QWidget(parent) {
             });
 }
 
-void TokenTablePanel::set_view(std::shared_ptr<const TraceView> view) {
-    model_->set_view(std::move(view));
+void TokenTablePanel::setView(std::shared_ptr<const TraceView> view) {
+    model_->setView(std::move(view));
     count_->setText(QStringLiteral("%1 rows").arg(QLocale(QLocale::English).toString(model_->rowCount())));
-    if (selected_ >= 0) select_token(selected_);
+    if (selected_ >= 0) selectToken(selected_);
 }
 
-void TokenTablePanel::select_token(std::int32_t id) {
+void TokenTablePanel::selectToken(std::int32_t id) {
     selected_ = id;
-    const int row = model_->row_of(id);
+    const int row = model_->rowOf(id);
     const QSignalBlocker block(table_->selectionModel());
     if (row < 0) {
         table_->clearSelection();

@@ -21,8 +21,8 @@ public:
     TokenTableModel* model() const { return model_; }
     QTableView* table() const { return table_; }
     QLineEdit* search() const { return search_; }
-    void set_view(std::shared_ptr<const TraceView> view);
-    void select_token(std::int32_t id);  // scrolls to it; no signal
+    void setView(std::shared_ptr<const TraceView> view);
+    void selectToken(std::int32_t id);  // scrolls to it; no signal
 
 signals:
     void tokenSelected(std::int32_t id);

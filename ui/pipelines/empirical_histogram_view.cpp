@@ -15,6 +15,7 @@
 #include <qcustomplot.h>
 
 #include "engine/base/input_error.h"
+#include "engine/io/token_display.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "ui/common/cpu_state.h"
 
@@ -177,7 +178,7 @@ void EmpiricalHistogramView::start() {
     const auto done = done_;
     watcher_.setFuture(QtConcurrent::run([=]() {
         DrawOutcome outcome;
-        ui::clear_upper_vector_state();  // a pool thread may carry a dirty AVX state: exp would crawl
+        ui::clearUpperVectorState();  // a pool thread may carry a dirty AVX state: exp would crawl
         try {
             outcome.result = sample_empirically(
                 pipeline, PipelineInput{logits, params, prompt, output}, draws, 0,
@@ -198,11 +199,8 @@ void EmpiricalHistogramView::pollProgress() {
     progress_->setValue(static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(asked_)));
 }
 
-QString EmpiricalHistogramView::label_of(std::int32_t id) const {
-    if (id >= 0 && static_cast<std::size_t>(id) < labels_.size()) {
-        return QString::fromStdString(labels_[static_cast<std::size_t>(id)]);
-    }
-    return QString::number(id);
+QString EmpiricalHistogramView::labelOf(std::int32_t id) const {
+    return QString::fromStdString(token_display_label(labels_, id));
 }
 
 void EmpiricalHistogramView::showError(const QString& message) {
@@ -223,8 +221,8 @@ void EmpiricalHistogramView::showResult() {
     if (r.deviation.id >= 0) {
         deviation = std::isfinite(r.deviation.z)
                         ? tr("largest deviation: token %1 at %2 standard errors")
-                              .arg(label_of(r.deviation.id).toHtmlEscaped(), QString::number(r.deviation.z, 'f', 2))
-                        : tr("largest deviation: token %1 drawn though q = 0").arg(label_of(r.deviation.id).toHtmlEscaped());
+                              .arg(labelOf(r.deviation.id).toHtmlEscaped(), QString::number(r.deviation.z, 'f', 2))
+                        : tr("largest deviation: token %1 drawn though q = 0").arg(labelOf(r.deviation.id).toHtmlEscaped());
     }
     const QString verdict = t.degrees_of_freedom == 0
                                 ? tr("nothing to test (one outcome)")
@@ -250,7 +248,7 @@ void EmpiricalHistogramView::showResult() {
         x << xi;
         observed << (n > 0 ? static_cast<double>(h.counts[i]) / n : 0.0);
         expected << h.expected[i];
-        if (i % every == 0) ticker->addTick(xi, label_of(h.ids[i]));
+        if (i % every == 0) ticker->addTick(xi, labelOf(h.ids[i]));
     }
     auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
     bars->setName(tr("observed count / N"));

@@ -61,7 +61,7 @@ private:
     void showResult();
     void showError(const QString& message);
     void pollProgress();
-    QString label_of(std::int32_t id) const;
+    QString labelOf(std::int32_t id) const;
 
     std::vector<double> logits_;
     std::vector<std::string> labels_;

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "engine/base/input_error.h"
+#include "engine/io/token_display.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "ui/common/cpu_state.h"
 #include "ui/pipelines/pipeline_editor.h"
@@ -36,7 +37,7 @@ constexpr std::size_t kMaxTickLabels = 30;
 
 // The tokens on show: all of them in id order while they fit, else the
 // kMaxRows with the largest probability under either pipeline, largest first.
-std::vector<TokenComparison> shown_tokens(const std::vector<TokenComparison>& tokens) {
+std::vector<TokenComparison> shownTokens(const std::vector<TokenComparison>& tokens) {
     if (tokens.size() <= kMaxRows) return tokens;
     std::vector<TokenComparison> top(tokens);
     const auto larger = [](const TokenComparison& x, const TokenComparison& y) {
@@ -136,16 +137,13 @@ void PipelineCompareView::loadEngineDefaults(const QString& preset) {
     emit paramsChanged(params_);
 }
 
-QString PipelineCompareView::label_of(std::int32_t id) const {
-    if (id >= 0 && static_cast<std::size_t>(id) < labels_.size()) {
-        return QString::fromStdString(labels_[static_cast<std::size_t>(id)]);
-    }
-    return QString::number(id);
+QString PipelineCompareView::labelOf(std::int32_t id) const {
+    return QString::fromStdString(token_display_label(labels_, id));
 }
 
-QString PipelineCompareView::id_list(const IdList& ids) const {
+QString PipelineCompareView::idList(const IdList& ids) const {
     QStringList parts;
-    for (std::size_t i = 0; i < ids.size() && i < kMaxListedIds; ++i) parts << label_of(ids[i]).toHtmlEscaped();
+    for (std::size_t i = 0; i < ids.size() && i < kMaxListedIds; ++i) parts << labelOf(ids[i]).toHtmlEscaped();
     if (ids.size() > kMaxListedIds) parts << tr("... %1 more").arg(QLocale().toString(static_cast<qulonglong>(ids.size() - kMaxListedIds)));
     return QStringLiteral("{") + parts.join(QStringLiteral(", ")) + QStringLiteral("}");
 }
@@ -163,7 +161,7 @@ void PipelineCompareView::recompute() {
         return;
     }
     try {
-        ui::clear_upper_vector_state();  // the GUI thread's painting may have left it dirty: exp would crawl
+        ui::clearUpperVectorState();  // the GUI thread's painting may have left it dirty: exp would crawl
         diff_ = diff_pipelines(editor_a_->pipeline(), editor_b_->pipeline(),
                                PipelineInput{logits_, params_, prompt_ids_, output_ids_});
     } catch (const InputError& error) {
@@ -183,7 +181,7 @@ void PipelineCompareView::recompute() {
     strip_b_->setTrace(tr("B: %1").arg(title(editor_b_)), d.b);
 
     const auto kept_line = [this](const QString& name, const PipelineTrace& t) {
-        QString line = QStringLiteral("<b>%1</b> keeps %2").arg(name, id_list(t.trace.final_kept()));
+        QString line = QStringLiteral("<b>%1</b> keeps %2").arg(name, idList(t.trace.final_kept()));
         if (!t.ignored_params.empty()) {
             QStringList ignored;
             for (const auto& key : t.ignored_params) ignored << QString::fromStdString(key);
@@ -191,7 +189,7 @@ void PipelineCompareView::recompute() {
         }
         return line;
     };
-    const std::vector<TokenComparison> tokens = shown_tokens(d.tokens);
+    const std::vector<TokenComparison> tokens = shownTokens(d.tokens);
     const QString shown = tokens.size() < d.tokens.size()
                               ? tr("<br><i>Table and plot: the %1 most probable of the %2 tokens either keeps.</i>")
                                     .arg(tokens.size())
@@ -199,11 +197,11 @@ void PipelineCompareView::recompute() {
                               : QString();
     kept_->setText(kept_line(tr("A"), d.a) + QStringLiteral(" &nbsp; ") + kept_line(tr("B"), d.b) +
                    QStringLiteral("<br>") +
-                   tr("Only A: %1 &nbsp; Only B: %2").arg(id_list(d.only_a), id_list(d.only_b)) + shown);
+                   tr("Only A: %1 &nbsp; Only B: %2").arg(idList(d.only_a), idList(d.only_b)) + shown);
     const QString draw = d.same_token
-                             ? tr("the same seed draws the same token, %1").arg(label_of(d.a.trace.token).toHtmlEscaped())
+                             ? tr("the same seed draws the same token, %1").arg(labelOf(d.a.trace.token).toHtmlEscaped())
                              : tr("the same seed draws different tokens: A draws %1, B draws %2")
-                                   .arg(label_of(d.a.trace.token).toHtmlEscaped(), label_of(d.b.trace.token).toHtmlEscaped());
+                                   .arg(labelOf(d.a.trace.token).toHtmlEscaped(), labelOf(d.b.trace.token).toHtmlEscaped());
     verdict_->setText(tr("Total-variation distance <b>%1</b>; %2 (seed %3).")
                           .arg(QString::number(d.total_variation, 'g', 6), draw,
                                QString::number(d.a.trace.seed)));
@@ -219,10 +217,10 @@ void PipelineCompareView::recompute() {
         x << row;
         qa << token.prob_a;
         qb << token.prob_b;
-        if (static_cast<std::size_t>(row) % every == 0) ticker->addTick(row, label_of(token.id));
+        if (static_cast<std::size_t>(row) % every == 0) ticker->addTick(row, labelOf(token.id));
         const bool in_a = d.a.trace.stage(Stage::Softmax).keeps(token.id);
         const bool in_b = d.b.trace.stage(Stage::Softmax).keeps(token.id);
-        const QStringList cells{QString::number(token.id), label_of(token.id), probability(token.prob_a),
+        const QStringList cells{QString::number(token.id), labelOf(token.id), probability(token.prob_a),
                                 probability(token.prob_b),
                                 in_a && in_b ? tr("both") : (in_a ? tr("A only") : tr("B only"))};
         for (int column = 0; column < cells.size(); ++column) {

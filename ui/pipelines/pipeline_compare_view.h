@@ -54,8 +54,8 @@ signals:
 private:
     void recompute();
     void loadEngineDefaults(const QString& preset);
-    QString label_of(std::int32_t id) const;
-    QString id_list(const IdList& ids) const;
+    QString labelOf(std::int32_t id) const;
+    QString idList(const IdList& ids) const;
 
     std::vector<double> logits_;
     std::vector<std::string> labels_;

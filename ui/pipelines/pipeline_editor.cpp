@@ -21,7 +21,7 @@ constexpr int kStageRole = Qt::UserRole + 1;
 QString text(std::string_view view) { return QString::fromUtf8(view.data(), static_cast<qsizetype>(view.size())); }
 
 // The stages a pipeline orders, in the contract's order.
-std::vector<Stage> step_stages() {
+std::vector<Stage> stepStages() {
     std::vector<Stage> stages;
     for (const auto& info : kStages) {
         if (is_step_stage(info.stage)) stages.push_back(info.stage);
@@ -74,7 +74,7 @@ PipelineEditor::PipelineEditor(const QString& title, QWidget* parent) : QWidget(
 
     auto* rules = new QFormLayout;
     rules->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    for (const auto stage : step_stages()) {
+    for (const auto stage : stepStages()) {
         auto* row = new QHBoxLayout;
         auto* combo = new QComboBox(box);
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -135,7 +135,7 @@ void PipelineEditor::showPipeline() {
     // The pipeline's own steps first, in its order; the stages it lacks after
     // them, unticked, so a custom pipeline can add them.
     std::vector<PipelineStep> shown = pipeline_.steps;
-    for (const auto stage : step_stages()) {
+    for (const auto stage : stepStages()) {
         if (!pipeline_.find_step(stage)) shown.push_back(PipelineStep{stage, rules_for_stage(stage).front(), false, false});
     }
     for (const auto& step : shown) {

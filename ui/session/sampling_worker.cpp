@@ -11,13 +11,13 @@
 
 namespace samplescope::ui {
 
-SamplingOutcome run_sampling_job(SamplingJob job) {
+SamplingOutcome runSamplingJob(SamplingJob job) {
     SamplingOutcome outcome;
     outcome.generation = job.generation;
     try {
-        clear_upper_vector_state();
+        clearUpperVectorState();
         const auto start = std::chrono::steady_clock::now();
-        const double cpu_start = thread_cpu_ms();
+        const double cpu_start = threadCpuMs();
         auto view = std::make_shared<TraceView>();
         view->generation = job.generation;
         view->trace = std::make_shared<const SampleTrace>(job.request.step(*job.logits));
@@ -25,10 +25,10 @@ SamplingOutcome run_sampling_job(SamplingJob job) {
         view->labels = job.labels;
         view->top_n = job.top_n;
         view->stages.reserve(kStageCount);
-        for (const auto& info : kStages) view->stages.push_back(make_stage_plot_data(*view->trace, info.stage, job.top_n));
-        view->stats = make_truncation_stats(*view->trace);
+        for (const auto& info : kStages) view->stages.push_back(makeStagePlotData(*view->trace, info.stage, job.top_n));
+        view->stats = makeTruncationStats(*view->trace);
         view->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        view->compute_cpu_ms = thread_cpu_ms() - cpu_start;
+        view->compute_cpu_ms = threadCpuMs() - cpu_start;
         outcome.view = std::move(view);
     } catch (const InputError& error) {
         outcome.error_field = QString::fromStdString(error.field());
@@ -45,7 +45,7 @@ SamplingOutcome run_sampling_job(SamplingJob job) {
 
 SamplingWorker::SamplingWorker(QObject* parent) : QObject(parent) {
     pool_.setMaxThreadCount(1);
-    connect(&watcher_, &QFutureWatcher<SamplingOutcome>::finished, this, &SamplingWorker::on_finished);
+    connect(&watcher_, &QFutureWatcher<SamplingOutcome>::finished, this, &SamplingWorker::onFinished);
 }
 
 SamplingWorker::~SamplingWorker() {
@@ -57,21 +57,21 @@ std::uint64_t SamplingWorker::submit(SamplingJob job) {
     job.generation = ++latest_;
     if (waiting_) ++dropped_;
     waiting_ = std::move(job);
-    if (!running_) start_waiting();
+    if (!running_) startWaiting();
     return latest_;
 }
 
-void SamplingWorker::start_waiting() {
+void SamplingWorker::startWaiting() {
     running_ = true;
     SamplingJob job = std::move(*waiting_);
     waiting_.reset();
-    watcher_.setFuture(QtConcurrent::run(&pool_, [job = std::move(job)]() mutable { return run_sampling_job(std::move(job)); }));
+    watcher_.setFuture(QtConcurrent::run(&pool_, [job = std::move(job)]() mutable { return runSamplingJob(std::move(job)); }));
 }
 
-void SamplingWorker::on_finished() {
+void SamplingWorker::onFinished() {
     running_ = false;
     const SamplingOutcome outcome = watcher_.result();
-    if (waiting_) start_waiting();
+    if (waiting_) startWaiting();
     if (outcome.generation != latest_) {
         ++dropped_;  // a newer request exists: this result is stale
         return;

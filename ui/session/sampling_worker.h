@@ -33,7 +33,7 @@ struct SamplingOutcome {
 };
 
 // The whole computation of one job; callable from any thread.
-SamplingOutcome run_sampling_job(SamplingJob job);
+SamplingOutcome runSamplingJob(SamplingJob job);
 
 class SamplingWorker : public QObject {
     Q_OBJECT
@@ -44,16 +44,16 @@ public:
     // Queues the job (replacing any job still waiting) and returns its generation.
     std::uint64_t submit(SamplingJob job);
     bool idle() const { return !running_ && !waiting_; }
-    std::uint64_t latest_generation() const { return latest_; }
-    std::uint64_t dropped_count() const { return dropped_; }
+    std::uint64_t latestGeneration() const { return latest_; }
+    std::uint64_t droppedCount() const { return dropped_; }
 
 signals:
     void traceReady(std::shared_ptr<const samplescope::ui::TraceView> view);
     void traceFailed(std::uint64_t generation, const QString& field, const QString& message);
 
 private:
-    void start_waiting();
-    void on_finished();
+    void startWaiting();
+    void onFinished();
 
     QThreadPool pool_;
     QFutureWatcher<SamplingOutcome> watcher_;

@@ -13,7 +13,7 @@ namespace samplescope::ui {
 
 namespace {
 
-SamplingParams with_seed(SamplingParams params) {
+SamplingParams withSeed(SamplingParams params) {
     if (!params.seed) params.seed = 0;
     return params;
 }
@@ -22,11 +22,11 @@ SamplingParams with_seed(SamplingParams params) {
 
 Session::Session(QObject* parent)
     : QObject(parent),
-      logits_(std::make_shared<const std::vector<double>>(worked_example().logits)),
+      logits_(std::make_shared<const std::vector<double>>(workedExample().logits)),
       labels_(std::make_shared<const TokenLabels>()),
-      request_(with_seed(worked_example().params)) {}
+      request_(withSeed(workedExample().params)) {}
 
-void Session::replace_logits(std::vector<double> logits, std::vector<std::string> labels) {
+void Session::replaceLogits(std::vector<double> logits, std::vector<std::string> labels) {
     check_logits(logits);
     if (!labels.empty()) labels.resize(logits.size());
     logits_ = std::make_shared<const std::vector<double>>(std::move(logits));
@@ -39,12 +39,12 @@ void Session::relabel(std::vector<std::string> row_labels) {
     std::vector<std::string> display;
     label_warnings_.clear();
     if (vocabulary_) {
-        samplescope::VocabularyLabels from_vocabulary = token_labels(*vocabulary_, vocab_size());
+        samplescope::VocabularyLabels from_vocabulary = token_labels(*vocabulary_, vocabSize());
         display = std::move(from_vocabulary.labels);
         label_warnings_ = std::move(from_vocabulary.warnings);
     }
     if (!row_labels.empty()) {
-        display.resize(vocab_size());
+        display.resize(vocabSize());
         for (std::size_t id = 0; id < row_labels.size() && id < display.size(); ++id) {
             if (display[id].empty() && !row_labels[id].empty()) display[id] = visible_text(row_labels[id]);
         }
@@ -54,9 +54,9 @@ void Session::relabel(std::vector<std::string> row_labels) {
 
 // A row of another size may leave history ids out of range: those ids are
 // dropped from the history (the history panel shows what remains).
-void Session::keep_history_in_range() {
+void Session::keepHistoryInRange() {
     const auto in_range = [this](std::vector<std::int64_t> ids) {
-        std::erase_if(ids, [this](std::int64_t id) { return id < 0 || static_cast<std::size_t>(id) >= vocab_size(); });
+        std::erase_if(ids, [this](std::int64_t id) { return id < 0 || static_cast<std::size_t>(id) >= vocabSize(); });
         return ids;
     };
     const auto prompt = in_range(request_.prompt_ids());
@@ -69,16 +69,16 @@ void Session::keep_history_in_range() {
     }
 }
 
-void Session::set_logits(std::vector<double> logits, std::vector<std::string> labels, const QString& source) {
-    replace_logits(std::move(logits), std::move(labels));
+void Session::setLogits(std::vector<double> logits, std::vector<std::string> labels, const QString& source) {
+    replaceLogits(std::move(logits), std::move(labels));
     matrix_.reset();
     matrix_row_ = 0;
     source_ = source;
-    keep_history_in_range();
+    keepHistoryInRange();
     emit logitsChanged();
 }
 
-void Session::set_matrix(LogitsMatrix matrix, const QString& source) {
+void Session::setMatrix(LogitsMatrix matrix, const QString& source) {
     if (matrix.rows == 0) throw InputError("logits", source.toStdString() + ": the file holds no rows");
     const bool carries_history = !matrix.prompt_ids.empty() || !matrix.output_ids.empty();
     if (carries_history) {
@@ -89,7 +89,7 @@ void Session::set_matrix(LogitsMatrix matrix, const QString& source) {
             throw InputError(error.field(), source.toStdString() + ": " + error.what());
         }
     }
-    replace_logits(matrix.row(0), matrix.labels);
+    replaceLogits(matrix.row(0), matrix.labels);
     matrix_ = std::make_shared<const LogitsMatrix>(std::move(matrix));
     matrix_row_ = 0;
     source_ = source;
@@ -98,59 +98,59 @@ void Session::set_matrix(LogitsMatrix matrix, const QString& source) {
         request_ = Request(request_.params(), matrix_->prompt_ids, matrix_->output_ids);
         emit historyChanged();
     } else {
-        keep_history_in_range();
+        keepHistoryInRange();
     }
     emit logitsChanged();
 }
 
-void Session::set_matrix_row(std::size_t row) {
+void Session::setMatrixRow(std::size_t row) {
     if (!matrix_ || row >= matrix_->rows) {
-        throw InputError("row", "row " + std::to_string(row) + " is outside [0, " + std::to_string(matrix_rows()) + ")");
+        throw InputError("row", "row " + std::to_string(row) + " is outside [0, " + std::to_string(matrixRows()) + ")");
     }
-    replace_logits(matrix_->row(row), matrix_->labels);
+    replaceLogits(matrix_->row(row), matrix_->labels);
     matrix_row_ = row;
-    keep_history_in_range();
+    keepHistoryInRange();
     emit logitsChanged();
 }
 
-void Session::set_logit(std::size_t id, double value) {
-    if (id >= vocab_size()) return;
+void Session::setLogit(std::size_t id, double value) {
+    if (id >= vocabSize()) return;
     std::vector<double> logits(*logits_);
     logits[id] = value;
-    replace_logits(std::move(logits), labels_->raw());
+    replaceLogits(std::move(logits), labels_->raw());
     emit logitsChanged();
 }
 
-void Session::set_label(std::size_t id, const std::string& label) {
-    if (id >= vocab_size()) return;
+void Session::setLabel(std::size_t id, const std::string& label) {
+    if (id >= vocabSize()) return;
     std::vector<std::string> labels = labels_->raw();
-    if (labels.empty()) labels.resize(vocab_size());
+    if (labels.empty()) labels.resize(vocabSize());
     labels[id] = label;
     relabel(std::move(labels));
     emit logitsChanged();
 }
 
-void Session::insert_tokens(std::size_t at, std::size_t count, double value) {
-    at = std::min(at, vocab_size());
+void Session::insertTokens(std::size_t at, std::size_t count, double value) {
+    at = std::min(at, vocabSize());
     std::vector<double> logits(*logits_);
     logits.insert(logits.begin() + static_cast<std::ptrdiff_t>(at), count, value);
     std::vector<std::string> labels = labels_->raw();
     if (!labels.empty()) labels.insert(labels.begin() + static_cast<std::ptrdiff_t>(at), count, std::string());
-    replace_logits(std::move(logits), std::move(labels));
+    replaceLogits(std::move(logits), std::move(labels));
     matrix_.reset();
     emit logitsChanged();
 }
 
-void Session::remove_tokens(std::vector<std::size_t> ids) {
+void Session::removeTokens(std::vector<std::size_t> ids) {
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    std::erase_if(ids, [this](std::size_t id) { return id >= vocab_size(); });
+    std::erase_if(ids, [this](std::size_t id) { return id >= vocabSize(); });
     if (ids.empty()) return;
     std::vector<double> logits;
     std::vector<std::string> labels;
     const auto& old_labels = labels_->raw();
     std::size_t next = 0;
-    for (std::size_t id = 0; id < vocab_size(); ++id) {
+    for (std::size_t id = 0; id < vocabSize(); ++id) {
         if (next < ids.size() && ids[next] == id) {
             ++next;
             continue;
@@ -158,14 +158,14 @@ void Session::remove_tokens(std::vector<std::size_t> ids) {
         logits.push_back((*logits_)[id]);
         if (!old_labels.empty()) labels.push_back(old_labels[id]);
     }
-    replace_logits(std::move(logits), std::move(labels));
+    replaceLogits(std::move(logits), std::move(labels));
     matrix_.reset();
-    keep_history_in_range();
+    keepHistoryInRange();
     emit logitsChanged();
 }
 
-void Session::set_params(const SamplingParams& params) {
-    const SamplingParams wanted = with_seed(params);
+void Session::setParams(const SamplingParams& params) {
+    const SamplingParams wanted = withSeed(params);
     validate(wanted);
     if (wanted.seed != request_.params().seed) {
         request_ = Request(wanted, request_.prompt_ids(), request_.output_ids());
@@ -176,19 +176,19 @@ void Session::set_params(const SamplingParams& params) {
     emit paramsChanged();
 }
 
-void Session::set_history(std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids) {
-    check_history_ids(prompt_ids, vocab_size(), "prompt_ids");
-    check_history_ids(output_ids, vocab_size(), "output_ids");
+void Session::setHistory(std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids) {
+    check_history_ids(prompt_ids, vocabSize(), "prompt_ids");
+    check_history_ids(output_ids, vocabSize(), "output_ids");
     const std::uint64_t draws = request_.draws_consumed();
     request_ = Request(request_.params(), std::move(prompt_ids), std::move(output_ids));
     request_.skip_draws(draws);
     emit historyChanged();
 }
 
-void Session::load_example(const Example& example) {
-    const SamplingParams params = with_seed(example.params);
+void Session::loadExample(const Example& example) {
+    const SamplingParams params = withSeed(example.params);
     validate(params);
-    replace_logits(example.logits, example.labels);
+    replaceLogits(example.logits, example.labels);
     matrix_.reset();
     matrix_row_ = 0;
     source_ = QString::fromStdString(example.name);
@@ -198,30 +198,30 @@ void Session::load_example(const Example& example) {
     emit historyChanged();
 }
 
-void Session::set_vocabulary(std::shared_ptr<const Vocabulary> vocabulary) {
+void Session::setVocabulary(std::shared_ptr<const Vocabulary> vocabulary) {
     vocabulary_ = std::move(vocabulary);
     relabel(labels_->raw());
     emit labelsChanged();
 }
 
-void Session::clear_vocabulary() {
+void Session::clearVocabulary() {
     if (!vocabulary_) return;
-    set_vocabulary(nullptr);
+    setVocabulary(nullptr);
 }
 
 SampleTrace Session::step() {
-    clear_upper_vector_state();
+    clearUpperVectorState();
     SampleTrace trace = request_.step(*logits_);
     emit historyChanged();
     return trace;
 }
 
-void Session::skip_draws(std::uint64_t n) {
+void Session::skipDraws(std::uint64_t n) {
     request_.skip_draws(n);
     emit historyChanged();
 }
 
-void Session::reset_request() {
+void Session::resetRequest() {
     request_.reset();
     emit historyChanged();
 }

@@ -27,38 +27,38 @@ public:
     explicit Session(QObject* parent = nullptr);
 
     // Each throws InputError and changes nothing when the input is not valid.
-    void set_logits(std::vector<double> logits, std::vector<std::string> labels, const QString& source);
+    void setLogits(std::vector<double> logits, std::vector<std::string> labels, const QString& source);
     // Shows row 0; ids the file carries (prompt_ids, output_ids) become the history.
-    void set_matrix(LogitsMatrix matrix, const QString& source);
-    void set_matrix_row(std::size_t row);
-    void set_logit(std::size_t id, double value);
-    void set_label(std::size_t id, const std::string& label);
-    void insert_tokens(std::size_t at, std::size_t count, double value);
-    void remove_tokens(std::vector<std::size_t> ids);  // all or none
-    void set_params(const SamplingParams& params);  // a new seed starts a new request
-    void set_history(std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids);
-    void load_example(const Example& example);
+    void setMatrix(LogitsMatrix matrix, const QString& source);
+    void setMatrixRow(std::size_t row);
+    void setLogit(std::size_t id, double value);
+    void setLabel(std::size_t id, const std::string& label);
+    void insertTokens(std::size_t at, std::size_t count, double value);
+    void removeTokens(std::vector<std::size_t> ids);  // all or none
+    void setParams(const SamplingParams& params);  // a new seed starts a new request
+    void setHistory(std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids);
+    void loadExample(const Example& example);
 
     // A vocabulary labels every row until it is cleared (it overrides the
     // row's own labels where it names the id, as --vocab does in the CLI).
-    void set_vocabulary(std::shared_ptr<const Vocabulary> vocabulary);
-    void clear_vocabulary();
+    void setVocabulary(std::shared_ptr<const Vocabulary> vocabulary);
+    void clearVocabulary();
     const std::shared_ptr<const Vocabulary>& vocabulary() const { return vocabulary_; }
     // The loader's warnings for the vocabulary against the current V (another size).
-    const std::vector<std::string>& label_warnings() const { return label_warnings_; }
+    const std::vector<std::string>& labelWarnings() const { return label_warnings_; }
 
     // Discards n uniforms of the stream (a decode worker after a prefill worker's draws).
-    void skip_draws(std::uint64_t n);
+    void skipDraws(std::uint64_t n);
     // Samples the next token for real: appends it and advances the stream.
     SampleTrace step();
     // Back to the seed's first draw and the history the request started with.
-    void reset_request();
+    void resetRequest();
 
     const std::shared_ptr<const std::vector<double>>& logits() const { return logits_; }
     const std::shared_ptr<const TokenLabels>& labels() const { return labels_; }
-    std::size_t vocab_size() const { return logits_->size(); }
-    std::size_t matrix_rows() const { return matrix_ ? matrix_->rows : 1; }
-    std::size_t matrix_row() const { return matrix_row_; }
+    std::size_t vocabSize() const { return logits_->size(); }
+    std::size_t matrixRows() const { return matrix_ ? matrix_->rows : 1; }
+    std::size_t matrixRow() const { return matrix_row_; }
     const QString& source() const { return source_; }
     const Request& request() const { return request_; }
     const SamplingParams& params() const { return request_.params(); }
@@ -70,9 +70,9 @@ signals:
     void labelsChanged();  // a vocabulary was set or cleared (logitsChanged covers the rest)
 
 private:
-    void replace_logits(std::vector<double> logits, std::vector<std::string> labels);
+    void replaceLogits(std::vector<double> logits, std::vector<std::string> labels);
     void relabel(std::vector<std::string> row_labels);
-    void keep_history_in_range();
+    void keepHistoryInRange();
 
     std::shared_ptr<const std::vector<double>> logits_;
     std::shared_ptr<const TokenLabels> labels_;

@@ -13,7 +13,7 @@ namespace samplescope::ui {
 namespace {
 
 QString exact(double value) { return QString::fromStdString(format_number(value)); }
-QString count_text(std::size_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
+QString countText(std::size_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
 constexpr std::size_t kMaxLabelledPoints = 24;
 
 }  // namespace
@@ -50,7 +50,7 @@ DrawPlot::DrawPlot(QWidget* parent) : QCustomPlot(parent) {
     });
 }
 
-QCPGraph* DrawPlot::graph_named(const QString& name) {
+QCPGraph* DrawPlot::graphNamed(const QString& name) {
     for (int i = 0; i < graphCount(); ++i) {
         if (graph(i)->objectName() == name) return graph(i);
     }
@@ -64,7 +64,7 @@ QCPAbstractItem* DrawPlot::item(const QString& name) {
     return nullptr;
 }
 
-void DrawPlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std::int32_t selected_id) {
+void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::int32_t selected_id) {
     clearGraphs();
     clearItems();
     view_ = view_ptr;
@@ -93,7 +93,7 @@ void DrawPlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std::
     // The walk's steps: the interval [c(i-1), c(i)) belongs to the i-th kept id.
     auto* steps = addGraph();
     steps->setObjectName(QStringLiteral("cumulative"));
-    steps->setPen(palette::cumulative_pen());
+    steps->setPen(palette::cumulativePen());
     steps->setLineStyle(n > 2000 ? QCPGraph::lsLine : QCPGraph::lsStepCenter);
     if (n <= 2000) steps->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, palette::kBluishGreen, Qt::white, 5));
     steps->setData(keys, values, true);
@@ -104,21 +104,21 @@ void DrawPlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std::
     band->topLeft->setType(QCPItemPosition::ptPlotCoords);
     band->topLeft->setCoords(0.0, high);
     band->bottomRight->setCoords(static_cast<double>(n) + 1.0, low);
-    band->setBrush(QBrush(palette::chosen_band()));
+    band->setBrush(QBrush(palette::chosenBand()));
     band->setPen(Qt::NoPen);
     auto* cell = new QCPItemRect(this);
     cell->setObjectName(QStringLiteral("chosen_cell"));
     cell->topLeft->setCoords(static_cast<double>(chosen_index) + 0.55, high);
     cell->bottomRight->setCoords(static_cast<double>(chosen_index) + 1.45, low);
-    cell->setBrush(palette::chosen_brush());
-    cell->setPen(palette::chosen_pen());
+    cell->setBrush(palette::chosenBrush());
+    cell->setPen(palette::chosenPen());
 
     QFont small = font();
     small.setPointSizeF(8);
     if (trace.u) {
         auto* u_line = new QCPItemStraightLine(this);
         u_line->setObjectName(QStringLiteral("u"));
-        u_line->setPen(palette::u_pen());
+        u_line->setPen(palette::uPen());
         u_line->point1->setCoords(0.0, *trace.u);
         u_line->point2->setCoords(1.0, *trace.u);
         auto* u_label = new QCPItemText(this);
@@ -133,7 +133,7 @@ void DrawPlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std::
                                  QString::number(high, 'g', 5), token_label)
                             .arg(trace.token));
         caption_->setText(QStringLiteral("Inverse CDF over the %1 kept ids in ascending id order. Token %2 (%3), logprob %4%5")
-                              .arg(count_text(n), QString::number(trace.token), token_label, exact(trace.logprob),
+                              .arg(countText(n), QString::number(trace.token), token_label, exact(trace.logprob),
                                    trace.fell_back ? QStringLiteral("; u was not below the last sum: fell back to the "
                                                                     "largest kept id with q > 0")
                                                    : QString()));
@@ -153,7 +153,7 @@ void DrawPlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std::
             mark->setObjectName(QStringLiteral("selected"));
             mark->topLeft->setCoords(static_cast<double>(index) + 0.5, cumulative[index]);
             mark->bottomRight->setCoords(static_cast<double>(index) + 1.5, index == 0 ? 0.0 : cumulative[index - 1]);
-            mark->setPen(palette::selected_pen());
+            mark->setPen(palette::selectedPen());
             mark->setBrush(Qt::NoBrush);
         }
     }

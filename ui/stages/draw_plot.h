@@ -17,12 +17,12 @@ class DrawPlot : public QCustomPlot {
 public:
     explicit DrawPlot(QWidget* parent = nullptr);
 
-    void show_view(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id);
+    void showView(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id);
 
-    QCPGraph* graph_named(const QString& name);
+    QCPGraph* graphNamed(const QString& name);
     QCPAbstractItem* item(const QString& name);
-    QString title_text() const { return title_->text(); }
-    QString caption_text() const { return caption_->text(); }
+    QString titleText() const { return title_->text(); }
+    QString captionText() const { return caption_->text(); }
 
 signals:
     void tokenClicked(std::int32_t id);

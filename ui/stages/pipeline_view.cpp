@@ -12,7 +12,7 @@ namespace samplescope::ui {
 namespace {
 
 // Right-click on any plot offers its export.
-void add_export_menu(PipelineView* view, QCustomPlot* plot) {
+void addExportMenu(PipelineView* view, QCustomPlot* plot) {
     plot->setContextMenuPolicy(Qt::CustomContextMenu);
     QObject::connect(plot, &QWidget::customContextMenuRequested, view, [view, plot](const QPoint& at) {
         QMenu menu;
@@ -59,7 +59,7 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
         plots_.push_back(plot);
         grid->addWidget(plot, cell / kColumns, cell % kColumns);
         connect(plot, &StagePlot::tokenClicked, this, &PipelineView::tokenClicked);
-        add_export_menu(this, plot);
+        addExportMenu(this, plot);
         ++cell;
     }
     draw_ = new DrawPlot(grid_host);
@@ -67,7 +67,7 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
     const int last_row_used = cell % kColumns;
     grid->addWidget(draw_, cell / kColumns, last_row_used, 1, kColumns - last_row_used);
     connect(draw_, &DrawPlot::tokenClicked, this, &PipelineView::tokenClicked);
-    add_export_menu(this, draw_);
+    addExportMenu(this, draw_);
     for (int c = 0; c < kColumns; ++c) grid->setColumnStretch(c, 1);
 
     auto* scroll = new QScrollArea(this);
@@ -83,9 +83,9 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
     connect(log_scale_, &QCheckBox::toggled, this, &PipelineView::logScaleChanged);
 }
 
-void PipelineView::show_view(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id) {
-    for (auto* plot : plots_) plot->show_view(view, selected_id, log_scale());
-    draw_->show_view(view, selected_id);
+void PipelineView::showView(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id) {
+    for (auto* plot : plots_) plot->showView(view, selected_id, logScale());
+    draw_->showView(view, selected_id);
 }
 
 StagePlot* PipelineView::plot(Stage stage) const {
@@ -95,7 +95,7 @@ StagePlot* PipelineView::plot(Stage stage) const {
     return nullptr;
 }
 
-std::vector<QCustomPlot*> PipelineView::all_plots() const {
+std::vector<QCustomPlot*> PipelineView::allPlots() const {
     std::vector<QCustomPlot*> plots(plots_.begin(), plots_.end());
     plots.push_back(draw_);
     return plots;

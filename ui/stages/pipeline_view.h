@@ -20,15 +20,15 @@ class PipelineView : public QWidget {
 public:
     explicit PipelineView(QWidget* parent = nullptr);
 
-    void show_view(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id);
+    void showView(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id);
     StagePlot* plot(Stage stage) const;
-    DrawPlot* draw_plot() const { return draw_; }
-    std::vector<QCustomPlot*> all_plots() const;
+    DrawPlot* drawPlot() const { return draw_; }
+    std::vector<QCustomPlot*> allPlots() const;
 
-    QSpinBox* top_n_box() const { return top_n_; }
-    QCheckBox* log_scale_box() const { return log_scale_; }
-    std::size_t top_n() const { return static_cast<std::size_t>(top_n_->value()); }
-    bool log_scale() const { return log_scale_->isChecked(); }
+    QSpinBox* topNBox() const { return top_n_; }
+    QCheckBox* logScaleBox() const { return log_scale_; }
+    std::size_t topN() const { return static_cast<std::size_t>(top_n_->value()); }
+    bool logScale() const { return log_scale_->isChecked(); }
 
 signals:
     void topNChanged(int n);

@@ -12,7 +12,7 @@ namespace samplescope::ui {
 
 namespace {
 
-QString count_text(std::size_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
+QString countText(std::size_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
 QString num(double value, int digits = 4) { return QString::number(value, 'g', digits); }
 QString exact(double value) { return QString::fromStdString(format_number(value)); }
 
@@ -20,8 +20,8 @@ QString exact(double value) { return QString::fromStdString(format_number(value)
 constexpr std::size_t kMaxLabelledBars = 16;
 
 // Large counts in a few characters, for tick labels: 128,156 -> 128.2k.
-QString compact_count(std::size_t n) {
-    if (n < 10000) return count_text(n);
+QString compactCount(std::size_t n) {
+    if (n < 10000) return countText(n);
     if (n < 1000000) return QString::number(static_cast<double>(n) / 1000.0, 'f', 1) + QLatin1Char('k');
     return QString::number(static_cast<double>(n) / 1e6, 'f', 2) + QLatin1Char('M');
 }
@@ -29,7 +29,7 @@ QString compact_count(std::size_t n) {
 }  // namespace
 
 // Breaks text into lines of at most `width` characters at spaces.
-QString wrap_words(const QString& text, int width) {
+QString wrapWords(const QString& text, int width) {
     QStringList lines;
     QString line;
     for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
@@ -43,7 +43,7 @@ QString wrap_words(const QString& text, int width) {
     return lines.join(QLatin1Char('\n'));
 }
 
-QString inactive_reason(const SampleTrace& trace, Stage stage) {
+QString inactiveReason(const SampleTrace& trace, Stage stage) {
     const SamplingParams& p = trace.params;
     if (trace.greedy && stage >= Stage::Temperature && stage <= Stage::Softmax) {
         return QStringLiteral("Skipped: greedy (T = 0) takes the argmax.\nNo draw; temperature, truncation and "
@@ -65,7 +65,7 @@ QString inactive_reason(const SampleTrace& trace, Stage stage) {
         case Stage::TopK:
             return QStringLiteral("Off: top_k = %1 (off at 0 or k >= V = %2).\nEvery candidate passes.")
                 .arg(p.top_k)
-                .arg(count_text(trace.vocab_size));
+                .arg(countText(trace.vocab_size));
         case Stage::TopP:
             return QStringLiteral("Off: top_p = %1 (off at >= 1).\nEvery candidate passes.").arg(exact(p.top_p));
         case Stage::MinP:
@@ -92,7 +92,7 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     plotLayout()->insertRow(1);
     plotLayout()->insertRow(2);
     title_ = new QCPTextElement(this, QString(), title_font);
-    subtitle_ = new QCPTextElement(this, wrap_words(QString::fromUtf8(info.summary.data(), static_cast<int>(info.summary.size())), 52),
+    subtitle_ = new QCPTextElement(this, wrapWords(QString::fromUtf8(info.summary.data(), static_cast<int>(info.summary.size())), 52),
                                    subtitle_font);
     subtitle_->setTextColor(QColor(0x44, 0x44, 0x44));
     info_ = new QCPTextElement(this, QString(), subtitle_font);
@@ -134,10 +134,10 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
         axis->setLabelFont(label_font);
     }
     yAxis->setLabel(QStringLiteral("probability"));
-    connect(this, &QCustomPlot::plottableClick, this, &StagePlot::on_plottable_click);
+    connect(this, &QCustomPlot::plottableClick, this, &StagePlot::onPlottableClick);
 }
 
-QCPBars* StagePlot::add_bars(const QString& name, const QString& legend_text, const QBrush& brush, const QPen& pen) {
+QCPBars* StagePlot::addBars(const QString& name, const QString& legend_text, const QBrush& brush, const QPen& pen) {
     auto* bars = new QCPBars(xAxis, yAxis);
     bars->setObjectName(name);
     bars->setName(legend_text);
@@ -154,7 +154,7 @@ QCPBars* StagePlot::bars(const QString& name) {
     return nullptr;
 }
 
-QCPGraph* StagePlot::graph_named(const QString& name) {
+QCPGraph* StagePlot::graphNamed(const QString& name) {
     for (int i = 0; i < graphCount(); ++i) {
         if (graph(i)->objectName() == name) return graph(i);
     }
@@ -168,15 +168,15 @@ QCPAbstractItem* StagePlot::item(const QString& name) {
     return nullptr;
 }
 
-QString StagePlot::title_text() const { return title_->text(); }
-QString StagePlot::note_text() const { return info_->text(); }
+QString StagePlot::titleText() const { return title_->text(); }
+QString StagePlot::noteText() const { return info_->text(); }
 
-void StagePlot::add_note(const QString& text) {
-    const QString wrapped = wrap_words(text, 46);
+void StagePlot::addNote(const QString& text) {
+    const QString wrapped = wrapWords(text, 46);
     info_->setText(info_->text().isEmpty() ? wrapped : info_->text() + QLatin1Char('\n') + wrapped);
 }
 
-void StagePlot::draw_inactive(const TraceView& view) {
+void StagePlot::drawInactive(const TraceView& view) {
     for (QCPAxis* axis : {xAxis, yAxis, yAxis2}) axis->setVisible(false);
     auto* text = new QCPItemText(this);
     text->setObjectName(QStringLiteral("inactive"));
@@ -189,19 +189,19 @@ void StagePlot::draw_inactive(const TraceView& view) {
     text->setFont(big);
     text->setColor(QColor(0x55, 0x55, 0x55));
     QStringList lines;
-    for (const QString& line : inactive_reason(*view.trace, stage_).split(QLatin1Char('\n'))) lines << wrap_words(line, 34);
+    for (const QString& line : inactiveReason(*view.trace, stage_).split(QLatin1Char('\n'))) lines << wrapWords(line, 34);
     text->setText(lines.join(QLatin1Char('\n')));
     text->setClipToAxisRect(false);
     legend->setVisible(false);
     axisRect()->setBackground(QBrush(QColor(0xF4, 0xF4, 0xF4)));
 }
 
-void StagePlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std::int32_t selected_id, bool log_scale) {
+void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::int32_t selected_id, bool log_scale) {
     if (view_ptr) {
         const SampleTrace& trace = *view_ptr->trace;
         const StageTrace& stage = trace.stage(stage_);
         Drawn next{view_ptr->plot(stage_), trace.token, selected_id, log_scale, view_ptr->labels.get(),
-                   stage.active ? QString() : inactive_reason(trace, stage_), {}};
+                   stage.active ? QString() : inactiveReason(trace, stage_), {}};
         for (const auto& value : {stage.kth_logit, stage.crossing_mass, stage.prob_floor, stage.max_prob}) {
             next.thresholds.push_back(value.value_or(-1.0));
         }
@@ -239,14 +239,14 @@ void StagePlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std:
 
     if (!stage_data.active) {
         title_->setText(number + QStringLiteral(". ") + title + QStringLiteral(": off"));
-        draw_inactive(view);
+        drawInactive(view);
         replot();
         return;
     }
     for (QCPAxis* axis : {xAxis, yAxis}) axis->setVisible(true);
     yAxis2->setVisible(false);
     title_->setText(number + QStringLiteral(". ") + title);
-    add_note(QStringLiteral("kept %1 of %2").arg(count_text(now.kept_count()), count_text(stage_data.candidates)));
+    addNote(QStringLiteral("kept %1 of %2").arg(countText(now.kept_count()), countText(stage_data.candidates)));
 
     // Bars by role; each QCPBars has one look, so a role is one series.
     const bool changes_logits = stage_ == Stage::RepetitionPenalty || stage_ == Stage::PresenceFrequency ||
@@ -283,20 +283,20 @@ void StagePlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std:
             note_value(token.prob_before);
         }
     }
-    add_bars(QStringLiteral("kept"), QStringLiteral("kept"),
-             palette::kept_brush(), palette::kept_pen())
+    addBars(QStringLiteral("kept"), QStringLiteral("kept"),
+             palette::keptBrush(), palette::keptPen())
         ->setData(kept_keys, kept_values, true);
     if (!chosen_keys.isEmpty()) {
-        add_bars(QStringLiteral("chosen"), QStringLiteral("chosen"), palette::chosen_brush(), palette::chosen_pen())
+        addBars(QStringLiteral("chosen"), QStringLiteral("chosen"), palette::chosenBrush(), palette::chosenPen())
             ->setData(chosen_keys, chosen_values, true);
     }
     if (!dropped_keys.isEmpty()) {
-        add_bars(QStringLiteral("dropped"), QStringLiteral("dropped"), palette::dropped_brush(),
-                 palette::dropped_pen())
+        addBars(QStringLiteral("dropped"), QStringLiteral("dropped"), palette::droppedBrush(),
+                 palette::droppedPen())
             ->setData(dropped_keys, dropped_values, true);
     }
     if (!before_keys.isEmpty()) {
-        add_bars(QStringLiteral("before"), QStringLiteral("q before"), Qt::NoBrush,
+        addBars(QStringLiteral("before"), QStringLiteral("q before"), Qt::NoBrush,
                  QPen(palette::kBlack, 1.2, Qt::DotLine))
             ->setData(before_keys, before_values, true);
     }
@@ -307,20 +307,20 @@ void StagePlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std:
     double next_key = n + 1.5;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     if (stage_data.rest_kept_count > 0) {
-        add_bars(QStringLiteral("rest_kept"), QStringLiteral("rest, kept"),
-                 palette::rest_brush(), palette::rest_pen())
+        addBars(QStringLiteral("rest_kept"), QStringLiteral("rest, kept"),
+                 palette::restBrush(), palette::restPen())
             ->setData({next_key}, {stage_data.rest_kept_mass}, true);
         note_value(stage_data.rest_kept_mass);
-        ticker->addTick(next_key, QStringLiteral("+%1").arg(compact_count(stage_data.rest_kept_count)));
+        ticker->addTick(next_key, QStringLiteral("+%1").arg(compactCount(stage_data.rest_kept_count)));
         next_key += 1.5;
     }
     if (stage_data.rest_dropped_count > 0) {
-        add_bars(QStringLiteral("rest_dropped"),
+        addBars(QStringLiteral("rest_dropped"),
                  QStringLiteral("rest, dropped"),
-                 QBrush(palette::kGrey, Qt::Dense5Pattern), palette::dropped_pen())
+                 QBrush(palette::kGrey, Qt::Dense5Pattern), palette::droppedPen())
             ->setData({next_key}, {stage_data.rest_dropped_mass}, true);
         note_value(stage_data.rest_dropped_mass);
-        ticker->addTick(next_key, QStringLiteral("\n+%1").arg(compact_count(stage_data.rest_dropped_count)));
+        ticker->addTick(next_key, QStringLiteral("\n+%1").arg(compactCount(stage_data.rest_dropped_count)));
         next_key += 1.5;
     }
     for (int i = 0; i < plottableCount(); ++i) {
@@ -329,10 +329,10 @@ void StagePlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std:
     if (stage_data.rest_kept_count > 0 || stage_data.rest_dropped_count > 0) {
         QStringList rest;
         if (stage_data.rest_kept_count > 0) {
-            rest << QStringLiteral("%1 kept (q %2)").arg(count_text(stage_data.rest_kept_count), num(stage_data.rest_kept_mass, 3));
+            rest << QStringLiteral("%1 kept (q %2)").arg(countText(stage_data.rest_kept_count), num(stage_data.rest_kept_mass, 3));
         }
-        if (stage_data.rest_dropped_count > 0) rest << QStringLiteral("%1 dropped").arg(count_text(stage_data.rest_dropped_count));
-        add_note(QStringLiteral("summed beyond the top %1: %2").arg(stage_data.top.size()).arg(rest.join(QStringLiteral(", "))));
+        if (stage_data.rest_dropped_count > 0) rest << QStringLiteral("%1 dropped").arg(countText(stage_data.rest_dropped_count));
+        addNote(QStringLiteral("summed beyond the top %1: %2").arg(stage_data.top.size()).arg(rest.join(QStringLiteral(", "))));
     }
 
     // x axis: token labels while they fit, else ranks.
@@ -377,7 +377,7 @@ void StagePlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std:
         const RankedToken& token = stage_data.top[i];
         const double height = token.kept ? token.prob_after : token.prob_before;
         if (token.id == selected_id) {
-            auto* outline = add_bars(QStringLiteral("selected"), QStringLiteral("selected"), Qt::NoBrush, palette::selected_pen());
+            auto* outline = addBars(QStringLiteral("selected"), QStringLiteral("selected"), Qt::NoBrush, palette::selectedPen());
             outline->setData({static_cast<double>(i + 1)}, {height}, true);
             outline->setWidth(0.95);
             auto* text = new QCPItemText(this);
@@ -401,18 +401,18 @@ void StagePlot::show_view(const std::shared_ptr<const TraceView>& view_ptr, std:
                                          [selected_id](const RankedToken& t) { return t.id == selected_id; })) {
         const QString label = QString::fromStdString(view.labels->label(selected_id));
         if (stage_data.selected_rank > 0) {
-            add_note(QStringLiteral("selected %1: rank %2 of %3 (in the summed bar)")
-                         .arg(label, count_text(stage_data.selected_rank), count_text(stage_data.candidates)));
+            addNote(QStringLiteral("selected %1: rank %2 of %3 (in the summed bar)")
+                         .arg(label, countText(stage_data.selected_rank), countText(stage_data.candidates)));
         } else {
-            add_note(QStringLiteral("selected %1 is not a candidate here (dropped earlier)").arg(label));
+            addNote(QStringLiteral("selected %1 is not a candidate here (dropped earlier)").arg(label));
         }
     }
 
-    draw_threshold(view, stage_data);
+    drawThreshold(view, stage_data);
     replot();
 }
 
-void StagePlot::draw_threshold(const TraceView& view, const StagePlotData& stage_data) {
+void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_data) {
     const StageTrace& now = view.trace->stage(stage_);
     const double shown = static_cast<double>(stage_data.top.size());
     QFont label_font = font();
@@ -420,7 +420,7 @@ void StagePlot::draw_threshold(const TraceView& view, const StagePlotData& stage
     const auto horizontal_line = [&](double y, QCPAxis* value_axis, const QString& text) {
         auto* line = new QCPItemStraightLine(this);
         line->setObjectName(QStringLiteral("threshold"));
-        line->setPen(palette::threshold_pen());
+        line->setPen(palette::thresholdPen());
         line->point1->setAxes(xAxis, value_axis);
         line->point2->setAxes(xAxis, value_axis);
         line->point1->setCoords(0.0, y);
@@ -461,7 +461,7 @@ void StagePlot::draw_threshold(const TraceView& view, const StagePlotData& stage
         dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, palette::kBlack, palette::kBlack, 5));
         dots->setData(keys, logits, true);
         horizontal_line(*now.kth_logit, yAxis2, QStringLiteral("k-th logit %1").arg(num(*now.kth_logit, 5)));
-        add_note(QStringLiteral("k = %1: k-th logit = %2").arg(k).arg(num(*now.kth_logit, 8)));
+        addNote(QStringLiteral("k = %1: k-th logit = %2").arg(k).arg(num(*now.kth_logit, 8)));
         if (static_cast<double>(k) < shown) {
             auto* cut = new QCPItemStraightLine(this);
             cut->setObjectName(QStringLiteral("cut"));
@@ -469,7 +469,7 @@ void StagePlot::draw_threshold(const TraceView& view, const StagePlotData& stage
             cut->point1->setCoords(static_cast<double>(k) + 0.5, 0.0);
             cut->point2->setCoords(static_cast<double>(k) + 0.5, 1.0);
         } else {
-            add_note(QStringLiteral("the cut after rank %1 is beyond the %2 shown").arg(k).arg(stage_data.top.size()));
+            addNote(QStringLiteral("the cut after rank %1 is beyond the %2 shown").arg(k).arg(stage_data.top.size()));
         }
     } else if (stage_ == Stage::TopP && now.crossing_rank) {
         const double p = view.trace->params.top_p;
@@ -487,7 +487,7 @@ void StagePlot::draw_threshold(const TraceView& view, const StagePlotData& stage
         auto* curve = addGraph(xAxis, yAxis2);
         curve->setObjectName(QStringLiteral("cumulative"));
         curve->setName(QStringLiteral("cumulative q"));
-        curve->setPen(palette::cumulative_pen());
+        curve->setPen(palette::cumulativePen());
         curve->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, palette::kBluishGreen, Qt::white, 5));
         curve->setData(keys, mass, true);
         horizontal_line(p, yAxis2, QStringLiteral("p = %1").arg(num(p, 6)));
@@ -501,18 +501,18 @@ void StagePlot::draw_threshold(const TraceView& view, const StagePlotData& stage
             crossing->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(palette::kBlack, 2), Qt::NoBrush, 13));
             crossing->setData({static_cast<double>(rank)}, {*now.crossing_mass}, true);
         }
-        add_note(QStringLiteral("crosses p at rank %1: %2, cumulative %3 >= %4")
-                     .arg(count_text(rank), label, num(*now.crossing_mass, 6), num(p, 6)) +
+        addNote(QStringLiteral("crosses p at rank %1: %2, cumulative %3 >= %4")
+                     .arg(countText(rank), label, num(*now.crossing_mass, 6), num(p, 6)) +
                  (rank > stage_data.top.size() ? QStringLiteral(" (beyond the %1 shown)").arg(stage_data.top.size()) : QString()));
     } else if (stage_ == Stage::MinP && now.prob_floor) {
         horizontal_line(*now.prob_floor, yAxis, QStringLiteral("floor %1").arg(num(*now.prob_floor, 4)));
-        add_note(QStringLiteral("floor = min_p x max q = %1 x %2 = %3")
+        addNote(QStringLiteral("floor = min_p x max q = %1 x %2 = %3")
                      .arg(num(view.trace->params.min_p, 6), num(*now.max_prob, 6), num(*now.prob_floor, 6)));
         if (*now.prob_floor > yAxis->range().upper) yAxis->setRangeUpper(*now.prob_floor * 1.2);
     }
 }
 
-void StagePlot::on_plottable_click(QCPAbstractPlottable* plottable, int index, QMouseEvent*) {
+void StagePlot::onPlottableClick(QCPAbstractPlottable* plottable, int index, QMouseEvent*) {
     auto* bars = qobject_cast<QCPBars*>(plottable);
     if (!bars || index < 0 || index >= bars->data()->size()) return;
     const auto key = static_cast<std::size_t>(std::lround((bars->data()->begin() + index)->key));

@@ -23,24 +23,24 @@ public:
     explicit StagePlot(Stage stage, QWidget* parent = nullptr);
 
     Stage stage() const { return stage_; }
-    void show_view(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id, bool log_scale);
+    void showView(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id, bool log_scale);
 
     // What is drawn, for tests and exports: null when not drawn.
     QCPBars* bars(const QString& name);
     QCPAbstractItem* item(const QString& name);
-    QCPGraph* graph_named(const QString& name);
-    QString title_text() const;
-    QString note_text() const;
+    QCPGraph* graphNamed(const QString& name);
+    QString titleText() const;
+    QString noteText() const;
 
 signals:
     void tokenClicked(std::int32_t id);
 
 private:
-    void draw_inactive(const TraceView& view);
-    void draw_threshold(const TraceView& view, const StagePlotData& stage_data);
-    void add_note(const QString& text);
-    QCPBars* add_bars(const QString& name, const QString& legend, const QBrush& brush, const QPen& pen);
-    void on_plottable_click(QCPAbstractPlottable* plottable, int index, QMouseEvent* event);
+    void drawInactive(const TraceView& view);
+    void drawThreshold(const TraceView& view, const StagePlotData& stage_data);
+    void addNote(const QString& text);
+    QCPBars* addBars(const QString& name, const QString& legend, const QBrush& brush, const QPen& pen);
+    void onPlottableClick(QCPAbstractPlottable* plottable, int index, QMouseEvent* event);
 
     // Everything a drawing depends on; an unchanged plot is not redrawn (a
     // top-p change leaves the five plots before it as they were).
@@ -64,9 +64,9 @@ private:
 };
 
 // Breaks text into lines of at most `width` characters at spaces.
-QString wrap_words(const QString& text, int width);
+QString wrapWords(const QString& text, int width);
 
 // Why a stage did nothing, in words ("Off: top_k = 0 ...").
-QString inactive_reason(const SampleTrace& trace, Stage stage);
+QString inactiveReason(const SampleTrace& trace, Stage stage);
 
 }  // namespace samplescope::ui

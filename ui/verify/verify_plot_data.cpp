@@ -6,7 +6,7 @@
 
 namespace samplescope {
 
-VerifyPlotData verify_plot_data(const PipelineTrace& exact, const std::vector<std::int64_t>& samples) {
+VerifyPlotData verifyPlotData(const PipelineTrace& exact, const std::vector<std::int64_t>& samples) {
     const IdList& kept = exact.trace.final_kept();
     const Values& q = exact.trace.final_probs();
     const std::vector<IdCount> counts = count_samples(samples);

@@ -22,6 +22,6 @@ struct VerifyPlotData {
 };
 
 // `samples` are the row's draws (the counts are taken again here).
-VerifyPlotData verify_plot_data(const PipelineTrace& exact, const std::vector<std::int64_t>& samples);
+VerifyPlotData verifyPlotData(const PipelineTrace& exact, const std::vector<std::int64_t>& samples);
 
 }  // namespace samplescope

@@ -113,11 +113,11 @@ VerifyView::VerifyView(QWidget* parent) : QWidget(parent), cancel_(std::make_sha
     });
     connect(run_button_, &QPushButton::clicked, this, [this]() { runVerification(); });
     connect(cancel_button_, &QPushButton::clicked, this, &VerifyView::cancel);
-    connect(row_spin_, &QSpinBox::valueChanged, this, [this](int row) { show_row(row); });
-    connect(log_box_, &QCheckBox::toggled, this, [this]() { show_row(row_spin_->value()); });
+    connect(row_spin_, &QSpinBox::valueChanged, this, [this](int row) { showRow(row); });
+    connect(log_box_, &QCheckBox::toggled, this, [this]() { showRow(row_spin_->value()); });
     connect(this, &VerifyView::progressed, progress_, &QProgressBar::setValue);
-    update_status();
-    show_row(-1);
+    updateStatus();
+    showRow(-1);
 }
 
 VerifyView::~VerifyView() {
@@ -125,7 +125,7 @@ VerifyView::~VerifyView() {
     watcher_->waitForFinished();
 }
 
-void VerifyView::show_error(const QString& message) {
+void VerifyView::showError(const QString& message) {
     error_label_->setText(message);
     error_label_->setVisible(!message.isEmpty());
 }
@@ -133,7 +133,7 @@ void VerifyView::show_error(const QString& message) {
 QString VerifyView::errorText() const { return error_label_->isHidden() ? QString() : error_label_->text(); }
 QString VerifyView::verdictText() const { return verdict_label_->text(); }
 
-void VerifyView::update_status() {
+void VerifyView::updateStatus() {
     const auto name = [](const QString& n, const QString& none) { return n.isEmpty() ? none : n; };
     inputs_label_->setText(tr("Logits: %1 (%2 x %3) | params: %4 | draws: %5 (%6 rows)")
                                .arg(name(logits_name_, tr("none")))
@@ -148,12 +148,12 @@ void VerifyView::update_status() {
 bool VerifyView::load(const std::function<void()>& read) {
     try {
         read();
-        show_error({});
+        showError({});
     } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()));
+        showError(QString::fromUtf8(error.what()));
         return false;
     }
-    update_status();
+    updateStatus();
     return true;
 }
 
@@ -188,7 +188,7 @@ void VerifyView::setInputs(LogitsMatrix logits, std::vector<RowRequest> requests
     logits_name_ = tr("given");
     params_name_ = requests_.empty() ? QString() : tr("given");
     samples_name_ = tr("given");
-    update_status();
+    updateStatus();
 }
 
 void VerifyView::setParams(const SamplingParams& params) { params_ = params; }
@@ -224,14 +224,14 @@ void VerifyView::cancel() { cancel_->store(true); }
 bool VerifyView::runVerification() {
     if (isRunning()) return false;
     if (logits_.rows == 0 || samples_.rows.empty()) {
-        show_error(tr("open the logits and the sampler's draws first"));
+        showError(tr("open the logits and the sampler's draws first"));
         return false;
     }
     // The rows as the CLI pairs them: every logits row with as many rows of draws, else row 0.
     std::vector<SamplerRow> rows;
     const std::size_t verified = samples_.rows.size() == logits_.rows ? logits_.rows : 1;
     if (samples_.rows.size() != verified) {
-        show_error(tr("samples: %1 rows of draws, the logits have %2 rows").arg(samples_.rows.size()).arg(logits_.rows));
+        showError(tr("samples: %1 rows of draws, the logits have %2 rows").arg(samples_.rows.size()).arg(logits_.rows));
         return false;
     }
     for (std::size_t r = 0; r < verified; ++r) {
@@ -245,7 +245,7 @@ bool VerifyView::runVerification() {
     progress_->setValue(0);
     run_button_->setEnabled(false);
     cancel_button_->setEnabled(true);
-    show_error({});
+    showError({});
     verdict_label_->setText(tr("Verifying %1 rows...").arg(rows.size()));
     QPointer<VerifyView> self(this);
     watcher_->setFuture(QtConcurrent::run([rows = std::move(rows), pipeline_name, alpha, cancel = cancel_, self]() {
@@ -274,7 +274,7 @@ void VerifyView::finished() {
     run_button_->setEnabled(true);
     cancel_button_->setEnabled(false);
     if (!outcome.error.isEmpty()) {
-        show_error(outcome.error);
+        showError(outcome.error);
         verdict_label_->clear();
         emit verificationFinished(false);
         return;
@@ -288,11 +288,11 @@ void VerifyView::finished() {
     verified_samples_ = outcome.samples;
     progress_->setValue(progress_->maximum());
     row_spin_->setRange(0, static_cast<int>(verification_->result.rows.size()) - 1);
-    show_row(row_spin_->value());
+    showRow(row_spin_->value());
     emit verificationFinished(verification_->result.pass);
 }
 
-void VerifyView::show_row(int row) {
+void VerifyView::showRow(int row) {
     plot_widget_->clearGraphs();
     plot_widget_->clearItems();
     plot_widget_->clearPlottables();
@@ -311,7 +311,7 @@ void VerifyView::show_row(int row) {
     plot_widget_->legend->setVisible(true);
     const auto r = static_cast<std::size_t>(row);
     const RowVerification& v = verification_->result.rows[r];
-    plot_ = verify_plot_data(verification_->exact[r], verified_samples_[r]);
+    plot_ = verifyPlotData(verification_->exact[r], verified_samples_[r]);
     const bool log = log_box_->isChecked();
 
     QVector<double> x, q, observed, vx, vy;

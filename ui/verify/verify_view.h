@@ -80,9 +80,9 @@ private:
         bool cancelled = false;
     };
     void finished();
-    void show_row(int row);
-    void show_error(const QString& text);
-    void update_status();
+    void showRow(int row);
+    void showError(const QString& text);
+    void updateStatus();
 
     LogitsMatrix logits_;
     std::vector<RowRequest> requests_;  // empty: params_ for every row

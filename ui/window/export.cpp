@@ -13,11 +13,11 @@ namespace samplescope::ui {
 
 namespace {
 
-[[noreturn]] void cannot_write(const QString& path, const QString& why) {
+[[noreturn]] void cannotWrite(const QString& path, const QString& why) {
     throw InputError(path.toStdString(), path.toStdString() + ": cannot write (" + why.toStdString() + ")");
 }
 
-QString csv_field(const QString& text) {
+QString csvField(const QString& text) {
     if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n'))) return text;
     QString quoted = text;
     quoted.replace(QLatin1Char('"'), QStringLiteral("\"\""));
@@ -26,42 +26,42 @@ QString csv_field(const QString& text) {
 
 }  // namespace
 
-void export_plot(QCustomPlot& plot, const QString& path) {
+void exportPlot(QCustomPlot& plot, const QString& path) {
     const bool ok = path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)
                         ? plot.savePdf(path, plot.width(), plot.height())
                         : plot.savePng(path, plot.width(), plot.height(), 2.0);
-    if (!ok) cannot_write(path, QStringLiteral("the plot could not be saved there"));
+    if (!ok) cannotWrite(path, QStringLiteral("the plot could not be saved there"));
 }
 
-void export_widget_png(QWidget& widget, const QString& path) {
-    if (!widget.grab().save(path, "PNG")) cannot_write(path, QStringLiteral("the image could not be saved there"));
+void exportWidgetPng(QWidget& widget, const QString& path) {
+    if (!widget.grab().save(path, "PNG")) cannotWrite(path, QStringLiteral("the image could not be saved there"));
 }
 
-std::string trace_json_text(const SampleTrace& trace) { return trace_to_json(trace).dump(2) + "\n"; }
+std::string traceJsonText(const SampleTrace& trace) { return trace_to_json(trace).dump(2) + "\n"; }
 
-void export_trace_json(const SampleTrace& trace, const QString& path) {
+void exportTraceJson(const SampleTrace& trace, const QString& path) {
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) cannot_write(path, file.errorString());
-    const std::string text = trace_json_text(trace);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) cannotWrite(path, file.errorString());
+    const std::string text = traceJsonText(trace);
     if (file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())) {
-        cannot_write(path, file.errorString());
+        cannotWrite(path, file.errorString());
     }
 }
 
-void export_table_csv(const TokenTableModel& model, const QString& path) {
+void exportTableCsv(const TokenTableModel& model, const QString& path) {
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) cannot_write(path, file.errorString());
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) cannotWrite(path, file.errorString());
     QTextStream out(&file);
     const int columns = model.columnCount();
     for (int c = 0; c < columns; ++c) {
-        out << csv_field(model.headerData(c, Qt::Horizontal).toString()) << (c + 1 < columns ? "," : "\n");
+        out << csvField(model.headerData(c, Qt::Horizontal).toString()) << (c + 1 < columns ? "," : "\n");
     }
     const int rows = model.rowCount();
     for (int r = 0; r < rows; ++r) {
-        for (int c = 0; c < columns; ++c) out << csv_field(model.exact_text(r, c)) << (c + 1 < columns ? "," : "\n");
+        for (int c = 0; c < columns; ++c) out << csvField(model.exactText(r, c)) << (c + 1 < columns ? "," : "\n");
     }
     out.flush();
-    if (out.status() != QTextStream::Ok) cannot_write(path, file.errorString());
+    if (out.status() != QTextStream::Ok) cannotWrite(path, file.errorString());
 }
 
 }  // namespace samplescope::ui

@@ -15,14 +15,14 @@ namespace samplescope::ui {
 class TokenTableModel;
 
 // By the file's suffix: .pdf, else PNG.
-void export_plot(QCustomPlot& plot, const QString& path);
+void exportPlot(QCustomPlot& plot, const QString& path);
 // A whole widget (the window, for screenshots) as PNG.
-void export_widget_png(QWidget& widget, const QString& path);
-void export_trace_json(const SampleTrace& trace, const QString& path);
+void exportWidgetPng(QWidget& widget, const QString& path);
+void exportTraceJson(const SampleTrace& trace, const QString& path);
 // Every row in the table's current order and filter, every column, exact numbers.
-void export_table_csv(const TokenTableModel& model, const QString& path);
+void exportTableCsv(const TokenTableModel& model, const QString& path);
 
 // The JSON text itself (two-space indent, trailing newline, as the CLI prints it).
-std::string trace_json_text(const SampleTrace& trace);
+std::string traceJsonText(const SampleTrace& trace);
 
 }  // namespace samplescope::ui

@@ -31,9 +31,9 @@ namespace samplescope::ui {
 
 namespace {
 
-QString key_text(std::string_view key) { return QString::fromUtf8(key.data(), static_cast<int>(key.size())); }
+QString keyText(std::string_view key) { return QString::fromUtf8(key.data(), static_cast<int>(key.size())); }
 
-QDockWidget* make_dock(QMainWindow* window, QWidget* content, const QString& title, const QString& name) {
+QDockWidget* makeDock(QMainWindow* window, QWidget* content, const QString& title, const QString& name) {
     auto* dock = new QDockWidget(title, window);
     dock->setObjectName(name);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
@@ -69,10 +69,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
     layout->addWidget(result_);
     layout->addWidget(views_, 1);
     setCentralWidget(central);
-    add_view(pipeline_, QStringLiteral("Pipeline"));
-    add_view(tokens_, QStringLiteral("Token table"));
-    add_view(logits_, QStringLiteral("Logits input"));
-    add_input_views();
+    addView(pipeline_, QStringLiteral("Pipeline"));
+    addView(tokens_, QStringLiteral("Token table"));
+    addView(logits_, QStringLiteral("Logits input"));
+    addInputViews();
 
     auto* parameters_scroll = new QScrollArea(this);
     parameters_scroll->setWidget(parameters_);
@@ -80,70 +80,70 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
     parameters_scroll->setFrameShape(QFrame::NoFrame);
     parameters_scroll->setMinimumWidth(370);
     parameters_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    auto* parameters_dock = make_dock(this, parameters_scroll, QStringLiteral("Parameters"), QStringLiteral("dock_parameters"));
-    auto* history_dock = make_dock(this, history_, QStringLiteral("History"), QStringLiteral("dock_history"));
-    auto* statistics_dock = make_dock(this, statistics_, QStringLiteral("Statistics"), QStringLiteral("dock_statistics"));
+    auto* parameters_dock = makeDock(this, parameters_scroll, QStringLiteral("Parameters"), QStringLiteral("dock_parameters"));
+    auto* history_dock = makeDock(this, history_, QStringLiteral("History"), QStringLiteral("dock_history"));
+    auto* statistics_dock = makeDock(this, statistics_, QStringLiteral("Statistics"), QStringLiteral("dock_statistics"));
     parameters_->setTitle(QString());
     history_->setTitle(QString());
     statistics_->setTitle(QString());
     resizeDocks({parameters_dock, history_dock, statistics_dock}, {560, 200, 190}, Qt::Vertical);
 
-    build_menus();
+    buildMenus();
     statusBar()->showMessage(QStringLiteral("Drop a logits file on the window, paste numbers, or pick an example."));
 
-    connect(&worker_, &SamplingWorker::traceReady, this, &MainWindow::on_trace);
-    connect(&worker_, &SamplingWorker::traceFailed, this, &MainWindow::on_failure);
+    connect(&worker_, &SamplingWorker::traceReady, this, &MainWindow::onTrace);
+    connect(&worker_, &SamplingWorker::traceFailed, this, &MainWindow::onFailure);
     connect(parameters_, &ParameterPanel::paramsEdited, this, [this](const SamplingParams& params) {
         try {
-            session_.set_params(params);
+            session_.setParams(params);
         } catch (const InputError& error) {
-            parameters_->show_engine_error(QString::fromStdString(error.field()), QString::fromUtf8(error.what()));
+            parameters_->showEngineError(QString::fromStdString(error.field()), QString::fromUtf8(error.what()));
         }
     });
     connect(history_, &HistoryPanel::historyEdited, this,
             [this](const std::vector<std::int64_t>& prompt, const std::vector<std::int64_t>& output) {
                 try {
-                    session_.set_history(prompt, output);
+                    session_.setHistory(prompt, output);
                 } catch (const InputError& error) {
-                    history_->show_error(QString::fromStdString(error.field()), QString::fromUtf8(error.what()));
+                    history_->showError(QString::fromStdString(error.field()), QString::fromUtf8(error.what()));
                 }
             });
     connect(history_, &HistoryPanel::stepRequested, this, &MainWindow::step);
-    connect(history_, &HistoryPanel::resetRequested, this, &MainWindow::reset_request);
-    connect(pipeline_, &PipelineView::topNChanged, this, [this](int) { schedule_sampling(); });
-    connect(pipeline_, &PipelineView::logScaleChanged, this, [this](bool) { redraw_selection(); });
-    connect(pipeline_, &PipelineView::tokenClicked, this, &MainWindow::select_token);
-    connect(pipeline_, &PipelineView::exportPlotRequested, this, &MainWindow::export_plot_dialog);
-    connect(tokens_, &TokenTablePanel::tokenSelected, this, &MainWindow::select_token);
-    connect(logits_, &LogitsEditor::openRequested, this, &MainWindow::open_file_dialog);
+    connect(history_, &HistoryPanel::resetRequested, this, &MainWindow::resetRequest);
+    connect(pipeline_, &PipelineView::topNChanged, this, [this](int) { scheduleSampling(); });
+    connect(pipeline_, &PipelineView::logScaleChanged, this, [this](bool) { redrawSelection(); });
+    connect(pipeline_, &PipelineView::tokenClicked, this, &MainWindow::selectToken);
+    connect(pipeline_, &PipelineView::exportPlotRequested, this, &MainWindow::exportPlotDialog);
+    connect(tokens_, &TokenTablePanel::tokenSelected, this, &MainWindow::selectToken);
+    connect(logits_, &LogitsEditor::openRequested, this, &MainWindow::openFileDialog);
     connect(logits_, &LogitsEditor::pasteRequested, this,
-            [this] { paste_logits_text(QApplication::clipboard()->text(), QStringLiteral("clipboard")); });
-    connect(logits_, &LogitsEditor::errorRaised, this, &MainWindow::show_error);
+            [this] { pasteLogitsText(QApplication::clipboard()->text(), QStringLiteral("clipboard")); });
+    connect(logits_, &LogitsEditor::errorRaised, this, &MainWindow::showError);
 
     connect(&session_, &Session::logitsChanged, this, [this] {
-        parameters_->set_params(session_.params(), session_.vocab_size());
-        history_->show_request(session_.request(), *session_.labels());
+        parameters_->setParams(session_.params(), session_.vocabSize());
+        history_->showRequest(session_.request(), *session_.labels());
         setWindowTitle(QStringLiteral("SampleScope: %1").arg(session_.source()));
-        statusBar()->showMessage(QStringLiteral("Logits: %1, V = %2").arg(session_.source()).arg(session_.vocab_size()));
-        schedule_sampling();
+        statusBar()->showMessage(QStringLiteral("Logits: %1, V = %2").arg(session_.source()).arg(session_.vocabSize()));
+        scheduleSampling();
     });
     connect(&session_, &Session::paramsChanged, this, [this] {
-        if (!(parameters_->params() == session_.params())) parameters_->set_params(session_.params(), session_.vocab_size());
-        schedule_sampling();
+        if (!(parameters_->params() == session_.params())) parameters_->setParams(session_.params(), session_.vocabSize());
+        scheduleSampling();
     });
     connect(&session_, &Session::historyChanged, this, [this] {
-        history_->show_request(session_.request(), *session_.labels());
-        schedule_sampling();
+        history_->showRequest(session_.request(), *session_.labels());
+        scheduleSampling();
     });
     connect(&session_, &Session::labelsChanged, this, [this] {
-        history_->show_request(session_.request(), *session_.labels());
-        schedule_sampling();
+        history_->showRequest(session_.request(), *session_.labels());
+        scheduleSampling();
     });
     // Views fed with the input learn of every change; only the one on show recomputes.
     for (const auto signal : {&Session::logitsChanged, &Session::paramsChanged, &Session::historyChanged, &Session::labelsChanged}) {
-        connect(&session_, signal, this, &MainWindow::input_changed);
+        connect(&session_, signal, this, &MainWindow::inputChanged);
     }
-    connect(views_, &QTabWidget::currentChanged, this, [this](int) { refresh_shown_view(); });
+    connect(views_, &QTabWidget::currentChanged, this, [this](int) { refreshShownView(); });
     tensor_chooser_ = [this](const QString& file, const QStringList& tensors) {
         bool ok = false;
         const int logits_at = static_cast<int>(tensors.indexOf(QStringLiteral("logits")));
@@ -156,15 +156,15 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
     };
 
     resize(1600, 1000);
-    load_example(realistic_example());
-    if (options_.persist_settings) restore_settings();
+    loadExample(realisticExample());
+    if (options_.persist_settings) restoreSettings();
 }
 
 MainWindow::~MainWindow() = default;
 
-int MainWindow::add_view(QWidget* view, const QString& title) { return views_->addTab(view, title); }
+int MainWindow::addView(QWidget* view, const QString& title) { return views_->addTab(view, title); }
 
-int MainWindow::add_input_view(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed) {
+int MainWindow::addInputView(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed) {
     // In a scroll area, so a wide view never widens the window (a tab widget
     // is as wide as its widest page).
     auto* page = new QScrollArea(this);
@@ -172,10 +172,10 @@ int MainWindow::add_input_view(QWidget* view, const QString& title, std::functio
     page->setWidgetResizable(true);
     page->setFrameShape(QFrame::NoFrame);
     input_views_.push_back(InputView{page, std::move(feed), 0});
-    return add_view(page, title);
+    return addView(page, title);
 }
 
-void MainWindow::show_view(QWidget* view) {
+void MainWindow::showView(QWidget* view) {
     for (int i = 0; i < views_->count(); ++i) {
         if (views_->widget(i) == view || views_->widget(i)->isAncestorOf(view)) {
             views_->setCurrentIndex(i);
@@ -185,26 +185,26 @@ void MainWindow::show_view(QWidget* view) {
 }
 
 // Views over the same input as the pipeline plots. One more view (a
-// CPU-versus-GPU comparison, say) is one more add_input_view() call at the end
+// CPU-versus-GPU comparison, say) is one more addInputView() call at the end
 // of this function, with its library linked into samplescope_ui.
-void MainWindow::add_input_views() {
+void MainWindow::addInputViews() {
     compare_pipelines_ = new PipelineCompareView(this);
     compare_pipelines_->setObjectName(QStringLiteral("compare_pipelines"));
-    add_input_view(compare_pipelines_, QStringLiteral("Compare pipelines"), [this](const WindowInput& input) {
+    addInputView(compare_pipelines_, QStringLiteral("Compare pipelines"), [this](const WindowInput& input) {
         compare_pipelines_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids);
     });
     // "Load this engine's defaults" there is a user's choice: it becomes the window's parameters.
     connect(compare_pipelines_, &PipelineCompareView::paramsChanged, this, [this](const SamplingParams& params) {
         try {
-            session_.set_params(params);
+            session_.setParams(params);
         } catch (const InputError& error) {
-            show_error(QString::fromUtf8(error.what()));
+            showError(QString::fromUtf8(error.what()));
         }
     });
 
     histogram_ = new EmpiricalHistogramView(this);
     histogram_->setObjectName(QStringLiteral("empirical_sampling"));
-    add_input_view(histogram_, QStringLiteral("Empirical sampling"), [this](const WindowInput& input) {
+    addInputView(histogram_, QStringLiteral("Empirical sampling"), [this](const WindowInput& input) {
         histogram_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids);
     });
 
@@ -212,31 +212,31 @@ void MainWindow::add_input_views() {
     // double-clicked row opens here, in the stage view, with its stream position.
     batch_compare_ = new CompareView(this);
     batch_compare_->setObjectName(QStringLiteral("batch_compare"));
-    add_view(batch_compare_, QStringLiteral("CPU vs batch engine"));
+    addView(batch_compare_, QStringLiteral("CPU vs batch engine"));
     connect(batch_compare_, &CompareView::openRowRequested, this,
             [this](std::vector<double> logits, SamplingParams params, std::vector<std::int64_t> prompt,
                    std::vector<std::int64_t> output, std::uint64_t skip_draws) {
                 const Example row{"Batch row", "A row of the CPU vs batch engine tab's batch", std::move(logits), {},
                                   params, std::move(prompt), std::move(output)};
-                if (!load_example(row)) return;
-                session_.skip_draws(skip_draws);
-                show_view(pipeline_);
+                if (!loadExample(row)) return;
+                session_.skipDraws(skip_draws);
+                showView(pipeline_);
             });
 
     // A sampler's own draws against the exact q; it opens its own files.
     auto* verify = new VerifyView(this);
     verify_ = verify;
     verify->setObjectName(QStringLiteral("verify_sampler"));
-    add_view(verify, QStringLiteral("Verify a sampler"));
+    addView(verify, QStringLiteral("Verify a sampler"));
 }
 
-WindowInput MainWindow::current_input() const {
+WindowInput MainWindow::currentInput() const {
     const Request& request = session_.request();
     return WindowInput{*session_.logits(), session_.labels()->display(), session_.params(), request.prompt_ids(),
                        request.output_ids()};
 }
 
-void MainWindow::input_changed() {
+void MainWindow::inputChanged() {
     ++input_generation_;
     if (refresh_scheduled_) return;
     refresh_scheduled_ = true;
@@ -244,35 +244,35 @@ void MainWindow::input_changed() {
     // slider drag) becomes one refresh.
     QTimer::singleShot(0, this, [this] {
         refresh_scheduled_ = false;
-        refresh_shown_view();
+        refreshShownView();
     });
 }
 
-void MainWindow::refresh_shown_view() {
+void MainWindow::refreshShownView() {
     for (auto& view : input_views_) {
         if (view.widget != views_->currentWidget() || view.fed_generation == input_generation_) continue;
         view.fed_generation = input_generation_;
-        view.feed(current_input());
+        view.feed(currentInput());
     }
 }
 
-void MainWindow::build_menus() {
+void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
-    file->addAction(QStringLiteral("&Open logits..."), QKeySequence::Open, this, &MainWindow::open_file_dialog);
-    file->addAction(QStringLiteral("Open &vocabulary..."), this, &MainWindow::open_vocabulary_dialog);
-    file->addAction(QStringLiteral("C&lear vocabulary"), this, &MainWindow::clear_vocabulary);
+    file->addAction(QStringLiteral("&Open logits..."), QKeySequence::Open, this, &MainWindow::openFileDialog);
+    file->addAction(QStringLiteral("Open &vocabulary..."), this, &MainWindow::openVocabularyDialog);
+    file->addAction(QStringLiteral("C&lear vocabulary"), this, &MainWindow::clearVocabulary);
     file->addSeparator();
-    file->addAction(QStringLiteral("Export trace as &JSON..."), this, &MainWindow::export_trace_dialog);
-    file->addAction(QStringLiteral("Export token table as &CSV..."), this, &MainWindow::export_table_dialog);
-    file->addAction(QStringLiteral("Export all &plots (PNG or PDF)..."), this, &MainWindow::export_all_plots_dialog);
+    file->addAction(QStringLiteral("Export trace as &JSON..."), this, &MainWindow::exportTraceDialog);
+    file->addAction(QStringLiteral("Export token table as &CSV..."), this, &MainWindow::exportTableDialog);
+    file->addAction(QStringLiteral("Export all &plots (PNG or PDF)..."), this, &MainWindow::exportAllPlotsDialog);
     file->addAction(QStringLiteral("Save &window image..."), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save window image"), QStringLiteral("samplescope.png"),
                                                           QStringLiteral("PNG (*.png)"));
         if (path.isEmpty()) return;
         try {
-            export_widget_png(*this, path);
+            exportWidgetPng(*this, path);
         } catch (const InputError& error) {
-            show_error(QString::fromUtf8(error.what()));
+            showError(QString::fromUtf8(error.what()));
         }
     });
     file->addSeparator();
@@ -280,120 +280,120 @@ void MainWindow::build_menus() {
 
     QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
     edit->addAction(QStringLiteral("&Paste logits"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V), this,
-                    [this] { paste_logits_text(QApplication::clipboard()->text(), QStringLiteral("clipboard")); });
-    edit->addAction(QStringLiteral("&Add token row"), logits_, &LogitsEditor::add_row);
-    edit->addAction(QStringLiteral("&Delete selected token rows"), logits_, &LogitsEditor::delete_selected_rows);
+                    [this] { pasteLogitsText(QApplication::clipboard()->text(), QStringLiteral("clipboard")); });
+    edit->addAction(QStringLiteral("&Add token row"), logits_, &LogitsEditor::addRow);
+    edit->addAction(QStringLiteral("&Delete selected token rows"), logits_, &LogitsEditor::deleteSelectedRows);
 
     QMenu* examples = menuBar()->addMenu(QStringLiteral("E&xamples"));
-    for (const auto& make : {&worked_example, &abcd_example, &realistic_example}) {
+    for (const auto& make : {&workedExample, &abcdExample, &realisticExample}) {
         const Example example = make();
-        QAction* action = examples->addAction(QString::fromStdString(example.name), this, [this, make] { load_example(make()); });
+        QAction* action = examples->addAction(QString::fromStdString(example.name), this, [this, make] { loadExample(make()); });
         action->setStatusTip(QString::fromStdString(example.description));
     }
     QMenu* engines = examples->addMenu(QStringLiteral("Where engines differ"));
     engines->setObjectName(QStringLiteral("engines_menu"));
     for (const PipelineExample& example : pipeline_examples()) {
         QAction* action = engines->addAction(QString::fromStdString(example.title), this,
-                                             [this, &example] { load_pipeline_example(example); });
+                                             [this, &example] { loadPipelineExample(example); });
         action->setStatusTip(QString::fromStdString(example.description));
         action->setData(QString::fromStdString(example.key));
     }
 
     QMenu* sampling = menuBar()->addMenu(QStringLiteral("&Sampling"));
     sampling->addAction(QStringLiteral("&Step (accept the drawn token)"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::step);
-    sampling->addAction(QStringLiteral("&Reset request"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::reset_request);
-    sampling->addAction(QStringLiteral("Random &seed"), parameters_->random_seed_button(), &QPushButton::click);
-    sampling->addAction(QStringLiteral("Reset parameters to &defaults"), parameters_->defaults_button(), &QPushButton::click);
+    sampling->addAction(QStringLiteral("&Reset request"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::resetRequest);
+    sampling->addAction(QStringLiteral("Random &seed"), parameters_->randomSeedButton(), &QPushButton::click);
+    sampling->addAction(QStringLiteral("Reset parameters to &defaults"), parameters_->defaultsButton(), &QPushButton::click);
 
     QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
     QAction* log_scale = view->addAction(QStringLiteral("&Log scale"));
     log_scale->setCheckable(true);
-    connect(log_scale, &QAction::toggled, pipeline_->log_scale_box(), &QCheckBox::setChecked);
-    connect(pipeline_->log_scale_box(), &QCheckBox::toggled, log_scale, &QAction::setChecked);
+    connect(log_scale, &QAction::toggled, pipeline_->logScaleBox(), &QCheckBox::setChecked);
+    connect(pipeline_->logScaleBox(), &QCheckBox::toggled, log_scale, &QAction::setChecked);
     view->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 }
 
-void MainWindow::schedule_sampling() {
+void MainWindow::scheduleSampling() {
     if (submit_scheduled_) return;
     submit_scheduled_ = true;
     // Several changes in one event (an example sets logits, parameters and history) become one request.
-    QMetaObject::invokeMethod(this, &MainWindow::submit_now, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, &MainWindow::submitNow, Qt::QueuedConnection);
 }
 
-void MainWindow::submit_now() {
+void MainWindow::submitNow() {
     submit_scheduled_ = false;
-    worker_.submit(SamplingJob{session_.logits(), session_.labels(), session_.request(), pipeline_->top_n(), 0});
+    worker_.submit(SamplingJob{session_.logits(), session_.labels(), session_.request(), pipeline_->topN(), 0});
 }
 
-bool MainWindow::is_drawn() const {
-    return !submit_scheduled_ && worker_.idle() && finished_generation_ == worker_.latest_generation();
+bool MainWindow::isDrawn() const {
+    return !submit_scheduled_ && worker_.idle() && finished_generation_ == worker_.latestGeneration();
 }
 
-bool MainWindow::wait_until_drawn(int timeout_ms) {
+bool MainWindow::waitUntilDrawn(int timeout_ms) {
     QDeadlineTimer deadline(timeout_ms);
-    while (!is_drawn() && !deadline.hasExpired()) {
+    while (!isDrawn() && !deadline.hasExpired()) {
         QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
     }
-    return is_drawn();
+    return isDrawn();
 }
 
-void MainWindow::on_trace(std::shared_ptr<const TraceView> view) {
+void MainWindow::onTrace(std::shared_ptr<const TraceView> view) {
     QElapsedTimer timer;
     timer.start();
-    const double cpu_start = thread_cpu_ms();
+    const double cpu_start = threadCpuMs();
     view_ = std::move(view);
     last_failure_.clear();
     finished_generation_ = view_->generation;
     if (selected_ >= 0 && static_cast<std::size_t>(selected_) >= view_->trace->vocab_size) selected_ = -1;
-    pipeline_->show_view(view_, selected_);
-    tokens_->set_view(view_);
-    statistics_->show_view(view_);
-    result_->show_view(view_);
-    parameters_->clear_engine_errors();
+    pipeline_->showView(view_, selected_);
+    tokens_->setView(view_);
+    statistics_->showView(view_);
+    result_->showView(view_);
+    parameters_->clearEngineErrors();
     last_display_ms_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    last_display_cpu_ms_ = thread_cpu_ms() - cpu_start;
+    last_display_cpu_ms_ = threadCpuMs() - cpu_start;
     emit traceDisplayed(view_->generation);
 }
 
-void MainWindow::on_failure(std::uint64_t generation, const QString& field, const QString& message) {
+void MainWindow::onFailure(std::uint64_t generation, const QString& field, const QString& message) {
     finished_generation_ = generation;
     last_failure_ = message;
     if (param_from_key(field.toStdString())) {
-        parameters_->show_engine_error(field, message);
+        parameters_->showEngineError(field, message);
     } else if (field == QStringLiteral("prompt_ids") || field == QStringLiteral("output_ids")) {
-        history_->show_error(field, message);
+        history_->showError(field, message);
     } else {
-        show_error(message);
+        showError(message);
     }
 }
 
-void MainWindow::select_token(std::int32_t id) {
+void MainWindow::selectToken(std::int32_t id) {
     if (id == selected_) return;
     selected_ = id;
-    tokens_->select_token(id);
-    redraw_selection();
+    tokens_->selectToken(id);
+    redrawSelection();
     if (view_ && id >= 0) {
         statusBar()->showMessage(QStringLiteral("Selected %1 (id %2)").arg(QString::fromStdString(view_->labels->label(id))).arg(id));
     }
 }
 
-void MainWindow::redraw_selection() {
+void MainWindow::redrawSelection() {
     if (!view_) return;
     // The selected id's rank at each stage is display-only, so it is found here rather than resampling.
     auto view = std::make_shared<TraceView>(*view_);
     for (auto& stage : view->stages) {
-        stage.selected_rank = selected_ >= 0 ? rank_of(*view->trace->stage(input_stage(stage.stage)).kept,
+        stage.selected_rank = selected_ >= 0 ? rankOf(*view->trace->stage(inputStage(stage.stage)).kept,
                                                        *view->trace->stage(stage.stage).logits, selected_)
                                              : 0;
     }
     view_ = std::move(view);
-    pipeline_->show_view(view_, selected_);
+    pipeline_->showView(view_, selected_);
 }
 
-void MainWindow::show_error(const QString& message) { banner_->show_error(message); }
+void MainWindow::showError(const QString& message) { banner_->showError(message); }
 
-bool MainWindow::open_logits_file(const QString& path, const QString& tensor) {
+bool MainWindow::openLogitsFile(const QString& path, const QString& tensor) {
     try {
         LoadOptions options;
         options.tensor = tensor.toStdString();
@@ -409,92 +409,92 @@ bool MainWindow::open_logits_file(const QString& path, const QString& tensor) {
         LogitsMatrix matrix = load_logits_file(path.toStdString(), options);
         QStringList notes;
         for (const auto& note : matrix.notes) notes << QString::fromStdString(note);
-        session_.set_matrix(std::move(matrix), QFileInfo(path).fileName());
-        show_label_warnings_or_hide_banner();
+        session_.setMatrix(std::move(matrix), QFileInfo(path).fileName());
+        showLabelWarningsOrHideBanner();
         statusBar()->showMessage(notes.isEmpty() ? QStringLiteral("Opened %1").arg(path)
                                                  : QStringLiteral("Opened %1: %2").arg(path, notes.join(QStringLiteral("; "))));
         return true;
     } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
+        showError(QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
     } catch (const std::bad_alloc&) {
-        show_error(path + QStringLiteral(": out of memory while loading it. The previous logits are unchanged."));
+        showError(path + QStringLiteral(": out of memory while loading it. The previous logits are unchanged."));
     } catch (const std::exception& error) {
-        show_error(path + QStringLiteral(": ") + QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
+        showError(path + QStringLiteral(": ") + QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
     }
     return false;
 }
 
-bool MainWindow::paste_logits_text(const QString& text, const QString& source) {
+bool MainWindow::pasteLogitsText(const QString& text, const QString& source) {
     try {
         LogitsMatrix matrix = parse_logits_text(text.toStdString(), source.toStdString());
-        session_.set_logits(std::move(matrix.values), std::move(matrix.labels), source);
-        show_label_warnings_or_hide_banner();
+        session_.setLogits(std::move(matrix.values), std::move(matrix.labels), source);
+        showLabelWarningsOrHideBanner();
         return true;
     } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
+        showError(QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
     }
     return false;
 }
 
-bool MainWindow::load_example(const Example& example) {
+bool MainWindow::loadExample(const Example& example) {
     try {
-        session_.load_example(example);
-        show_label_warnings_or_hide_banner();
+        session_.loadExample(example);
+        showLabelWarningsOrHideBanner();
         statusBar()->showMessage(QString::fromStdString(example.description));
         return true;
     } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()));
+        showError(QString::fromUtf8(error.what()));
     }
     return false;
 }
 
-bool MainWindow::load_pipeline_example(const PipelineExample& example) {
+bool MainWindow::loadPipelineExample(const PipelineExample& example) {
     const Example as_row{example.title,  example.description, example.logits,    example.labels,
                          example.params, example.prompt_ids,  example.output_ids};
-    if (!load_example(as_row)) return false;
+    if (!loadExample(as_row)) return false;
     compare_pipelines_->showExample(example);
     // The tab then refreshes from the window's input (the same row, plus a vocabulary's labels if one is loaded).
-    show_view(compare_pipelines_);
-    refresh_shown_view();
+    showView(compare_pipelines_);
+    refreshShownView();
     return true;
 }
 
-bool MainWindow::open_vocabulary_file(const QString& path) {
+bool MainWindow::openVocabularyFile(const QString& path) {
     try {
-        set_vocabulary(load_vocabulary(path.toStdString()));
+        setVocabulary(load_vocabulary(path.toStdString()));
         return true;
     } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()) + QStringLiteral(". The previous labels are unchanged."));
+        showError(QString::fromUtf8(error.what()) + QStringLiteral(". The previous labels are unchanged."));
     } catch (const std::exception& error) {
-        show_error(path + QStringLiteral(": ") + QString::fromUtf8(error.what()) + QStringLiteral(". The previous labels are unchanged."));
+        showError(path + QStringLiteral(": ") + QString::fromUtf8(error.what()) + QStringLiteral(". The previous labels are unchanged."));
     }
     return false;
 }
 
-void MainWindow::set_vocabulary(Vocabulary vocabulary) {
+void MainWindow::setVocabulary(Vocabulary vocabulary) {
     const QString name = QFileInfo(QString::fromStdString(vocabulary.source)).fileName();
     const auto size = vocabulary.size();
     const QString format = QString::fromUtf8(vocabulary_format_name(vocabulary.format));
     const QString encoding = QString::fromUtf8(token_encoding_name(vocabulary.encoding));
-    session_.set_vocabulary(std::make_shared<const Vocabulary>(std::move(vocabulary)));
-    show_label_warnings_or_hide_banner();
+    session_.setVocabulary(std::make_shared<const Vocabulary>(std::move(vocabulary)));
+    showLabelWarningsOrHideBanner();
     statusBar()->showMessage(QStringLiteral("Vocabulary %1: %2 tokens (%3, %4 pieces)").arg(name).arg(size).arg(format, encoding));
 }
 
-void MainWindow::clear_vocabulary() {
-    session_.clear_vocabulary();
-    show_label_warnings_or_hide_banner();
+void MainWindow::clearVocabulary() {
+    session_.clearVocabulary();
+    showLabelWarningsOrHideBanner();
     statusBar()->showMessage(QStringLiteral("Vocabulary cleared: tokens are named by the row's own labels or ids."));
 }
 
 // After accepted input: the vocabulary's warnings for the current V, else a clear banner.
-void MainWindow::show_label_warnings_or_hide_banner() {
+void MainWindow::showLabelWarningsOrHideBanner() {
     QStringList warnings;
-    for (const auto& warning : session_.label_warnings()) warnings << QString::fromStdString(warning);
+    for (const auto& warning : session_.labelWarnings()) warnings << QString::fromStdString(warning);
     if (warnings.isEmpty()) {
         banner_->hide();
     } else {
-        banner_->show_warning(warnings.join(QStringLiteral("; ")));
+        banner_->showWarning(warnings.join(QStringLiteral("; ")));
     }
 }
 
@@ -506,82 +506,82 @@ void MainWindow::step() {
                                      .arg(trace.token)
                                      .arg(trace.draws_consumed));
     } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()));
+        showError(QString::fromUtf8(error.what()));
     }
 }
 
-void MainWindow::reset_request() {
-    session_.reset_request();
+void MainWindow::resetRequest() {
+    session_.resetRequest();
     statusBar()->showMessage(QStringLiteral("Request reset: back to the seed's first draw."));
 }
 
-void MainWindow::save_screenshot(const QString& path) {
+void MainWindow::saveScreenshot(const QString& path) {
     if (!isVisible()) show();
-    if (!wait_until_drawn()) throw InputError("screenshot", "the window was not drawn in time");
+    if (!waitUntilDrawn()) throw InputError("screenshot", "the window was not drawn in time");
     QCoreApplication::processEvents();
-    export_widget_png(*this, path);
+    exportWidgetPng(*this, path);
 }
 
-void MainWindow::open_file_dialog() {
+void MainWindow::openFileDialog() {
     const QString path = QFileDialog::getOpenFileName(
         this, QStringLiteral("Open logits"), QString(),
         QStringLiteral("Logits (*.npy *.safetensors *.json *.txt *.csv *.tsv);;All files (*)"));
-    if (!path.isEmpty()) open_logits_file(path);
+    if (!path.isEmpty()) openLogitsFile(path);
 }
 
-void MainWindow::open_vocabulary_dialog() {
+void MainWindow::openVocabularyDialog() {
     const QString path = QFileDialog::getOpenFileName(
         this, QStringLiteral("Open vocabulary"), QString(),
         QStringLiteral("Vocabularies (tokenizer.json vocab.json *.json *.txt *.gguf);;All files (*)"));
-    if (!path.isEmpty()) open_vocabulary_file(path);
+    if (!path.isEmpty()) openVocabularyFile(path);
 }
 
-void MainWindow::export_plot_dialog(QCustomPlot* plot) {
+void MainWindow::exportPlotDialog(QCustomPlot* plot) {
     const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export plot"), plot->objectName() + QStringLiteral(".png"),
                                                       QStringLiteral("PNG (*.png);;PDF (*.pdf)"));
     if (path.isEmpty()) return;
     try {
-        export_plot(*plot, path);
+        exportPlot(*plot, path);
     } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()));
+        showError(QString::fromUtf8(error.what()));
     }
 }
 
-void MainWindow::export_all_plots_dialog() {
+void MainWindow::exportAllPlotsDialog() {
     const QString folder = QFileDialog::getExistingDirectory(this, QStringLiteral("Export every plot to a folder"));
     if (folder.isEmpty()) return;
     try {
-        for (QCustomPlot* plot : pipeline_->all_plots()) {
+        for (QCustomPlot* plot : pipeline_->allPlots()) {
             for (const char* suffix : {".png", ".pdf"}) {
-                export_plot(*plot, QDir(folder).filePath(plot->objectName() + QLatin1String(suffix)));
+                exportPlot(*plot, QDir(folder).filePath(plot->objectName() + QLatin1String(suffix)));
             }
         }
-        statusBar()->showMessage(QStringLiteral("Exported %1 plots to %2").arg(pipeline_->all_plots().size()).arg(folder));
+        statusBar()->showMessage(QStringLiteral("Exported %1 plots to %2").arg(pipeline_->allPlots().size()).arg(folder));
     } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()));
+        showError(QString::fromUtf8(error.what()));
     }
 }
 
-void MainWindow::export_trace_dialog() {
+void MainWindow::exportTraceDialog() {
     if (!view_) return;
     const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export trace"), QStringLiteral("trace.json"),
                                                       QStringLiteral("JSON (*.json)"));
     if (path.isEmpty()) return;
     try {
-        export_trace_json(*view_->trace, path);
+        exportTraceJson(*view_->trace, path);
     } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()));
+        showError(QString::fromUtf8(error.what()));
     }
 }
 
-void MainWindow::export_table_dialog() {
+void MainWindow::exportTableDialog() {
     const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export token table"), QStringLiteral("tokens.csv"),
                                                       QStringLiteral("CSV (*.csv)"));
     if (path.isEmpty()) return;
     try {
-        export_table_csv(*tokens_->model(), path);
+        exportTableCsv(*tokens_->model(), path);
     } catch (const InputError& error) {
-        show_error(QString::fromUtf8(error.what()));
+        showError(QString::fromUtf8(error.what()));
     }
 }
 
@@ -592,49 +592,49 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 void MainWindow::dropEvent(QDropEvent* event) {
     const QMimeData* mime = event->mimeData();
     if (mime->hasUrls() && !mime->urls().isEmpty() && mime->urls().front().isLocalFile()) {
-        open_logits_file(mime->urls().front().toLocalFile());
+        openLogitsFile(mime->urls().front().toLocalFile());
     } else if (mime->hasText()) {
-        paste_logits_text(mime->text(), QStringLiteral("dropped text"));
+        pasteLogitsText(mime->text(), QStringLiteral("dropped text"));
     } else {
-        show_error(QStringLiteral("only local files and text can be dropped here"));
+        showError(QStringLiteral("only local files and text can be dropped here"));
     }
     event->acceptProposedAction();
 }
 
-void MainWindow::restore_settings() {
+void MainWindow::restoreSettings() {
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    pipeline_->top_n_box()->setValue(settings.value(QStringLiteral("view/top_n"), 30).toInt());
-    pipeline_->log_scale_box()->setChecked(settings.value(QStringLiteral("view/log_scale"), false).toBool());
+    pipeline_->topNBox()->setValue(settings.value(QStringLiteral("view/top_n"), 30).toInt());
+    pipeline_->logScaleBox()->setChecked(settings.value(QStringLiteral("view/log_scale"), false).toBool());
     if (!settings.contains(QStringLiteral("params/temperature"))) return;
     SamplingParams params = session_.params();
     try {
         for (const auto& info : kParams) {
-            const QVariant value = settings.value(QStringLiteral("params/") + key_text(info.key));
+            const QVariant value = settings.value(QStringLiteral("params/") + keyText(info.key));
             if (value.isValid()) set_param(params, info.param, value.toDouble());
         }
         const QString seed = settings.value(QStringLiteral("params/seed")).toString();
         if (!seed.isEmpty()) params.seed = parse_seed(seed.toStdString());
-        session_.set_params(params);
+        session_.setParams(params);
     } catch (const InputError&) {
         statusBar()->showMessage(QStringLiteral("The saved parameters were not valid; using the example's."));
     }
 }
 
-void MainWindow::save_settings() const {
+void MainWindow::saveSettings() const {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
-    settings.setValue(QStringLiteral("view/top_n"), pipeline_->top_n_box()->value());
-    settings.setValue(QStringLiteral("view/log_scale"), pipeline_->log_scale());
+    settings.setValue(QStringLiteral("view/top_n"), pipeline_->topNBox()->value());
+    settings.setValue(QStringLiteral("view/log_scale"), pipeline_->logScale());
     const SamplingParams& params = session_.params();
-    for (const auto& info : kParams) settings.setValue(QStringLiteral("params/") + key_text(info.key), param_value(params, info.param));
+    for (const auto& info : kParams) settings.setValue(QStringLiteral("params/") + keyText(info.key), param_value(params, info.param));
     if (params.seed) settings.setValue(QStringLiteral("params/seed"), QString::number(*params.seed));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (options_.persist_settings) save_settings();
+    if (options_.persist_settings) saveSettings();
     QMainWindow::closeEvent(event);
 }
 

@@ -1,7 +1,7 @@
 // The desktop window: parameters, history and statistics docked on the left;
 // the answer line, an error banner and the views (pipeline plots, token table,
 // logits input, two pipelines side by side, empirical sampling) in the middle.
-// Further views are added with add_view(), or add_input_view() for a view fed
+// Further views are added with addView(), or addInputView() for a view fed
 // with the window's input.
 #pragma once
 
@@ -58,67 +58,67 @@ public:
     ~MainWindow() override;
 
     // Adds a view as a tab of the central area and returns its index.
-    int add_view(QWidget* view, const QString& title);
+    int addView(QWidget* view, const QString& title);
     // Adds a view that is fed the window's input: `feed` runs when the view is
     // on show and the input changed since it last ran (never while hidden, so
     // a full-size row costs nothing until the user looks).
-    int add_input_view(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed);
-    WindowInput current_input() const;
+    int addInputView(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed);
+    WindowInput currentInput() const;
     // Brings the tab holding `view` to the front.
-    void show_view(QWidget* view);
+    void showView(QWidget* view);
 
     Session& session() { return session_; }
-    ParameterPanel* parameter_panel() const { return parameters_; }
-    HistoryPanel* history_panel() const { return history_; }
-    StatisticsPanel* statistics_panel() const { return statistics_; }
-    PipelineView* pipeline_view() const { return pipeline_; }
-    TokenTablePanel* token_table() const { return tokens_; }
-    PipelineCompareView* pipeline_compare_view() const { return compare_pipelines_; }
-    EmpiricalHistogramView* histogram_view() const { return histogram_; }
-    CompareView* batch_compare_view() const { return batch_compare_; }
-    QWidget* verify_view() const { return verify_; }
-    LogitsEditor* logits_editor() const { return logits_; }
-    ErrorBanner* error_banner() const { return banner_; }
+    ParameterPanel* parameterPanel() const { return parameters_; }
+    HistoryPanel* historyPanel() const { return history_; }
+    StatisticsPanel* statisticsPanel() const { return statistics_; }
+    PipelineView* pipelineView() const { return pipeline_; }
+    TokenTablePanel* tokenTable() const { return tokens_; }
+    PipelineCompareView* pipelineCompareView() const { return compare_pipelines_; }
+    EmpiricalHistogramView* histogramView() const { return histogram_; }
+    CompareView* batchCompareView() const { return batch_compare_; }
+    QWidget* verifyView() const { return verify_; }
+    LogitsEditor* logitsEditor() const { return logits_; }
+    ErrorBanner* errorBanner() const { return banner_; }
     // The engine's message when the latest sampling run was refused (shown in
     // the panel of its field), empty once a run succeeds.
-    const QString& last_failure() const { return last_failure_; }
-    ResultBar* result_bar() const { return result_; }
+    const QString& lastFailure() const { return last_failure_; }
+    ResultBar* resultBar() const { return result_; }
     QTabWidget* views() const { return views_; }
     const SamplingWorker& worker() const { return worker_; }
 
-    const std::shared_ptr<const TraceView>& current_view() const { return view_; }
-    std::int32_t selected_token() const { return selected_; }
-    double last_display_ms() const { return last_display_ms_; }          // GUI-thread wall time of the last update
-    double last_display_cpu_ms() const { return last_display_cpu_ms_; }  // and its CPU time
-    void select_token(std::int32_t id);
+    const std::shared_ptr<const TraceView>& currentView() const { return view_; }
+    std::int32_t selectedToken() const { return selected_; }
+    double lastDisplayMs() const { return last_display_ms_; }          // GUI-thread wall time of the last update
+    double lastDisplayCpuMs() const { return last_display_cpu_ms_; }  // and its CPU time
+    void selectToken(std::int32_t id);
 
     // Inputs; on failure the banner shows the reason and everything stays as it was.
     // A .safetensors file with several float tensors asks the tensor chooser
     // unless `tensor` names one.
-    bool open_logits_file(const QString& path, const QString& tensor = {});
-    bool paste_logits_text(const QString& text, const QString& source);
-    bool load_example(const Example& example);
+    bool openLogitsFile(const QString& path, const QString& tensor = {});
+    bool pasteLogitsText(const QString& text, const QString& source);
+    bool loadExample(const Example& example);
     // Loads the example's row and parameters and opens Compare pipelines on
     // the two pipelines that disagree on it.
-    bool load_pipeline_example(const PipelineExample& example);
+    bool loadPipelineExample(const PipelineExample& example);
     // Labels from a tokenizer.json, vocab.json, vocab.txt or .gguf. Another
     // size is accepted with a warning in the banner; a bad file is refused and
     // the previous labels stay.
-    bool open_vocabulary_file(const QString& path);
-    void set_vocabulary(Vocabulary vocabulary);
-    void clear_vocabulary();
-    void show_error(const QString& message);
-    void set_tensor_chooser(TensorChooser chooser) { tensor_chooser_ = std::move(chooser); }
+    bool openVocabularyFile(const QString& path);
+    void setVocabulary(Vocabulary vocabulary);
+    void clearVocabulary();
+    void showError(const QString& message);
+    void setTensorChooser(TensorChooser chooser) { tensor_chooser_ = std::move(chooser); }
 
     void step();
-    void reset_request();
+    void resetRequest();
 
     // True when the newest request has been drawn (or refused).
-    bool is_drawn() const;
-    // Runs the event loop until is_drawn() or the timeout; returns is_drawn().
-    bool wait_until_drawn(int timeout_ms = 30000);
+    bool isDrawn() const;
+    // Runs the event loop until isDrawn() or the timeout; returns isDrawn().
+    bool waitUntilDrawn(int timeout_ms = 30000);
     // Draws the newest request and saves the window as PNG. Throws InputError.
-    void save_screenshot(const QString& path);
+    void saveScreenshot(const QString& path);
 
 signals:
     void traceDisplayed(std::uint64_t generation);
@@ -129,24 +129,24 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void build_menus();
-    void add_input_views();
-    void input_changed();
-    void refresh_shown_view();
-    void show_label_warnings_or_hide_banner();
-    void open_vocabulary_dialog();
-    void schedule_sampling();
-    void submit_now();
-    void on_trace(std::shared_ptr<const TraceView> view);
-    void on_failure(std::uint64_t generation, const QString& field, const QString& message);
-    void redraw_selection();
-    void restore_settings();
-    void save_settings() const;
-    void open_file_dialog();
-    void export_plot_dialog(QCustomPlot* plot);
-    void export_all_plots_dialog();
-    void export_trace_dialog();
-    void export_table_dialog();
+    void buildMenus();
+    void addInputViews();
+    void inputChanged();
+    void refreshShownView();
+    void showLabelWarningsOrHideBanner();
+    void openVocabularyDialog();
+    void scheduleSampling();
+    void submitNow();
+    void onTrace(std::shared_ptr<const TraceView> view);
+    void onFailure(std::uint64_t generation, const QString& field, const QString& message);
+    void redrawSelection();
+    void restoreSettings();
+    void saveSettings() const;
+    void openFileDialog();
+    void exportPlotDialog(QCustomPlot* plot);
+    void exportAllPlotsDialog();
+    void exportTraceDialog();
+    void exportTableDialog();
 
     MainWindowOptions options_;
     Session session_;
