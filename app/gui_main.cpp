@@ -39,6 +39,9 @@ struct ViewOptions {
     std::string select_text;
     std::string histogram_draws_text;
     std::string pipeline_example;  // a "Where engines differ" example's key
+    std::string window_size_text;  // --window-size WxH as typed
+    int width = 1600;              // the screenshot's size
+    int height = 1000;
     int histogram_draws = 0;       // > 0: run the empirical histogram with this many draws
 };
 
@@ -148,6 +151,9 @@ int main(int argc, char** argv) {
     app.add_option("--top-n", view.top_n_text, "Bars per stage plot, 2 to 2000 (the rest are summed into one bar)")
         ->check(samplescope::non_empty_value());
     app.add_flag("--log-scale", view.log_scale, "Probability axes on a log scale");
+    app.add_option("--window-size", view.window_size_text,
+                   "The screenshot's size as WxH, e.g. 1280x720 (each 320 to 16384; default 1600x1000)")
+        ->check(samplescope::non_empty_value());
     app.add_option("--select", view.select_text, "Token id to highlight in every plot and the table")
         ->check(samplescope::non_empty_value());
     try {
@@ -171,6 +177,16 @@ int main(int argc, char** argv) {
         if (!view.histogram_draws_text.empty()) {
             view.histogram_draws =
                 static_cast<int>(parse_int_in_range(view.histogram_draws_text, "histogram-draws", "--histogram-draws", 1, 1000000));
+        }
+        if (!view.window_size_text.empty()) {
+            const std::string& text = view.window_size_text;
+            const auto x = text.find_first_of("xX");
+            if (x == std::string::npos) {
+                throw samplescope::InputError("window-size", "--window-size must be WxH, e.g. 1280x720, got \"" +
+                                                                 samplescope::escape_text(text) + "\"");
+            }
+            view.width = static_cast<int>(parse_int_in_range(text.substr(0, x), "window-size", "--window-size width", 320, 16384));
+            view.height = static_cast<int>(parse_int_in_range(text.substr(x + 1), "window-size", "--window-size height", 320, 16384));
         }
         if (!view.select_text.empty()) {
             view.select = parse_int_in_range(view.select_text, "select", "--select", 0, std::numeric_limits<std::int32_t>::max());
@@ -211,8 +227,13 @@ int main(int argc, char** argv) {
         if (view.log_scale) window.pipelineView()->logScaleBox()->setChecked(true);
         if (!view.tab.empty() || view.pipeline_example.empty()) window.showView(tab_widget(window, view.tab));
         if (screenshot) {
-            window.resize(1600, 1000);
+            window.resize(view.width, view.height);
             window.show();
+            if (window.width() != view.width || window.height() != view.height) {
+                std::cerr << "samplescope: warning: the window needs at least " << window.width() << "x"
+                          << window.height() << "; drawn at that size, not " << view.width << "x" << view.height
+                          << "\n";
+            }
             if (!window.waitUntilDrawn()) throw samplescope::InputError("screenshot", "the window was not drawn in time");
             if (view.histogram_draws > 0) {
                 run_histogram(window, view.histogram_draws);

@@ -148,6 +148,34 @@ private slots:
         QCOMPARE(view.params().seed, e.params.seed);  // the seed is kept
     }
 
+    // What the engines would refuse, where their float32 run differs, and each
+    // engine's logprob modes, shown beside the kept sets.
+    void engineRefusalsAndLogprobModes() {
+        PipelineCompareView view;
+        view.setPipelines(preset_pipeline("spec"), preset_pipeline("vllm"));
+        SamplingParams params;
+        params.presence_penalty = 3.0;
+        params.seed = 5;
+        view.setInput({1.0, 3.0, 2.0, 3.0, -1.0}, {}, params, {}, {1});
+        QVERIFY(view.diff().has_value());
+        QVERIFY(view.engineNotes()->isVisibleTo(&view));
+        QVERIFY(view.engineNotes()->text().contains(QStringLiteral("vLLM would refuse this request: presence_penalty")));
+        const auto* table = view.logprobTable();
+        QStringList modes;
+        for (int row = 0; row < table->rowCount(); ++row) modes << table->item(row, 1)->text();
+        // A (spec): the contract's only; B (vLLM): the contract's and vLLM's four modes.
+        QCOMPARE(modes, (QStringList{"contract", "contract", "raw_logprobs (default)", "raw_logits",
+                                     "processed_logprobs", "processed_logits"}));
+        const auto& b = view.diff()->b;
+        QCOMPARE(table->item(2, 2)->text(), QString::number(b.engine_logprobs[0].value, 'g', 8));
+        QVERIFY(!table->item(2, 3)->text().isEmpty());
+
+        // Valid parameters: no notes line.
+        params.presence_penalty = 0.5;
+        view.setInput({1.0, 3.0, 2.0, 3.0, -1.0}, {}, params, {}, {1});
+        QVERIFY(!view.engineNotes()->isVisibleTo(&view));
+    }
+
     void refusedInputShowsOneLine() {
         PipelineCompareView view;
         view.setInput({1.0, std::nan("")}, {}, SamplingParams{}, {}, {});

@@ -5,12 +5,14 @@
 #include <QLabel>
 #include <QLocale>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/base/input_error.h"
 #include "engine/io/token_display.h"
@@ -75,6 +77,11 @@ PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
     verdict_->setTextFormat(Qt::RichText);
     verdict_->setWordWrap(true);
     layout->addWidget(verdict_);
+    notes_ = new QLabel(this);
+    notes_->setTextFormat(Qt::RichText);
+    notes_->setWordWrap(true);
+    notes_->setVisible(false);
+    layout->addWidget(notes_);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
     plot_ = new QCustomPlot(split);
@@ -84,14 +91,24 @@ PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
     plot_->legend->setVisible(true);
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     group_ = new QCPBarsGroup(plot_);
-    table_ = new QTableWidget(0, 5, split);
+    tabs_ = new QTabWidget(split);
+    table_ = new QTableWidget(0, 5, tabs_);
     table_->setHorizontalHeaderLabels({tr("id"), tr("token"), tr("q (A)"), tr("q (B)"), tr("kept by")});
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->verticalHeader()->setVisible(false);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    logprobs_ = new QTableWidget(0, 4, tabs_);
+    logprobs_->setHorizontalHeaderLabels({tr("pipeline"), tr("mode"), tr("logprob"), tr("what it is")});
+    logprobs_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    logprobs_->horizontalHeader()->setStretchLastSection(true);
+    logprobs_->verticalHeader()->setVisible(false);
+    logprobs_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    logprobs_->setWordWrap(true);
+    tabs_->addTab(table_, tr("Tokens"));
+    tabs_->addTab(logprobs_, tr("Logprobs by engine"));
     split->addWidget(plot_);
-    split->addWidget(table_);
+    split->addWidget(tabs_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
@@ -157,6 +174,9 @@ void PipelineCompareView::recompute() {
         strip_b_->clear();
         kept_->clear();
         verdict_->clear();
+        notes_->clear();
+        notes_->setVisible(false);
+        logprobs_->setRowCount(0);
         plot_->replot();
         return;
     }
@@ -168,6 +188,9 @@ void PipelineCompareView::recompute() {
         strip_a_->clear();
         strip_b_->clear();
         kept_->clear();
+        notes_->clear();
+        notes_->setVisible(false);
+        logprobs_->setRowCount(0);
         verdict_->setText(QStringLiteral("<span style='color:#b00020'>%1</span>")
                               .arg(QString::fromStdString(error.what()).toHtmlEscaped()));
         plot_->replot();
@@ -205,6 +228,7 @@ void PipelineCompareView::recompute() {
     verdict_->setText(tr("Total-variation distance <b>%1</b>; %2 (seed %3).")
                           .arg(QString::number(d.total_variation, 'g', 6), draw,
                                QString::number(d.a.trace.seed)));
+    showEngineDetails(d);
 
     QVector<double> x;
     QVector<double> qa;
@@ -249,6 +273,55 @@ void PipelineCompareView::recompute() {
     plot_->yAxis->setRange(0, 1.05 * std::max(*std::max_element(qa.begin(), qa.end()),
                                               *std::max_element(qb.begin(), qb.end())));
     plot_->replot();
+}
+
+void PipelineCompareView::showEngineDetails(const PipelineDiff& d) {
+    QStringList notes;
+    const auto side_notes = [&notes](const QString& side, const PipelineTrace& t) {
+        for (const auto& refusal : t.engine_refusals) {
+            notes << QStringLiteral("<span style='color:#b00020'><b>%1</b>: %2</span>")
+                         .arg(side, QString::fromStdString(refusal).toHtmlEscaped());
+        }
+        if (t.engine_f32) {
+            notes << QStringLiteral("<span style='color:#8a5a00'><b>%1</b>: %2 (the f64 model is shown)</span>")
+                         .arg(side, QString::fromStdString(t.engine_f32->note).toHtmlEscaped());
+        }
+    };
+    side_notes(tr("A"), d.a);
+    side_notes(tr("B"), d.b);
+    notes_->setText(notes.join(QStringLiteral("<br>")));
+    notes_->setVisible(!notes.isEmpty());
+
+    logprobs_->setRowCount(0);
+    const auto add_rows = [this](const QString& side, const QString& title, const PipelineTrace& t) {
+        const auto add = [this](const QStringList& cells, bool emphasised) {
+            const int row = logprobs_->rowCount();
+            logprobs_->insertRow(row);
+            for (int column = 0; column < cells.size(); ++column) {
+                auto* item = new QTableWidgetItem(cells[column]);
+                if (emphasised) {
+                    QFont font = item->font();
+                    font.setBold(true);
+                    item->setFont(font);
+                }
+                logprobs_->setItem(row, column, item);
+            }
+        };
+        const auto number = [](double x) {
+            return std::isfinite(x) ? QString::number(x, 'g', 8) : QStringLiteral("-inf");
+        };
+        add({QStringLiteral("%1: %2").arg(side, title), tr("contract"), number(t.trace.logprob),
+             tr("log_softmax over all V ids after the penalties, before temperature (the contract's logprob)")},
+            false);
+        for (const auto& mode : t.engine_logprobs) {
+            add({QStringLiteral("%1: %2").arg(side, title), QString::fromStdString(mode.mode) +
+                                                                 (mode.is_default ? tr(" (default)") : QString()),
+                 number(mode.value), QString::fromStdString(mode.meaning)},
+                mode.is_default);
+        }
+    };
+    add_rows(tr("A"), QString::fromStdString(editor_a_->pipeline().title), d.a);
+    add_rows(tr("B"), QString::fromStdString(editor_b_->pipeline().title), d.b);
 }
 
 }  // namespace samplescope

@@ -1,7 +1,9 @@
 // Two pipelines side by side on the same row, parameters and seed: both stage
 // strips, the ids kept by one and not the other, the probability each assigns
 // to every token, the total-variation distance, and whether the same seed
-// draws the same token. Every number comes from engine/pipelines/pipeline_diff.h.
+// draws the same token; what each engine would refuse or decide differently in
+// its own float32 arithmetic, and the token's logprob in each engine's modes.
+// Every number comes from engine/pipelines/pipeline_diff.h.
 #pragma once
 
 #include <QWidget>
@@ -17,6 +19,7 @@ class QCPBarsGroup;
 class QCustomPlot;
 class QLabel;
 class QTableWidget;
+class QTabWidget;
 
 namespace samplescope {
 
@@ -43,6 +46,10 @@ public:
     StageStrip* stripA() const { return strip_a_; }
     StageStrip* stripB() const { return strip_b_; }
     QTableWidget* table() const { return table_; }
+    // Per side, the drawn token's logprob as the engine returns it, one row a mode.
+    QTableWidget* logprobTable() const { return logprobs_; }
+    // The engines' refusals and float32 notes ("" when there are none).
+    QLabel* engineNotes() const { return notes_; }
     QLabel* verdict() const { return verdict_; }
     QLabel* keptSummary() const { return kept_; }
     QCustomPlot* plot() const { return plot_; }
@@ -53,6 +60,7 @@ signals:
 
 private:
     void recompute();
+    void showEngineDetails(const PipelineDiff& diff);
     void loadEngineDefaults(const QString& preset);
     QString labelOf(std::int32_t id) const;
     QString idList(const IdList& ids) const;
@@ -71,6 +79,9 @@ private:
     QLabel* kept_ = nullptr;
     QLabel* verdict_ = nullptr;
     QTableWidget* table_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    QTableWidget* logprobs_ = nullptr;
+    QLabel* notes_ = nullptr;
     QCustomPlot* plot_ = nullptr;
     QCPBarsGroup* group_ = nullptr;
 };
