@@ -99,57 +99,64 @@ double match(const IdList& kept, const Values& probs, const PeerCase& peer) {
     return ids == peer.kept ? difference(q) : -1.0;
 }
 
+enum class Verdict { Agree, Float32, Tie, Boundary, Unexplained };
+
+Verdict judge(const Pipeline& preset, const PeerCase& c) {
+    Pipeline pipeline = preset;
+    if (c.penalty_last_n >= 0) pipeline.penalty_last_n = c.penalty_last_n;
+    const PipelineTrace trace = trace_pipeline_once(pipeline, PipelineInput{c.logits, c.params, c.prompt, c.output});
+    const double f64 = match(trace.trace.final_kept(), trace.trace.final_probs(), c);
+    if (f64 >= 0.0 && f64 <= 1e-6) return Verdict::Agree;
+    const auto& f32 = trace.engine_f32;
+    if (f32 && f32->error.empty()) {
+        const double d = match(f32->kept, f32->probs, c);
+        if (d >= 0.0 && d <= 1e-5) return Verdict::Float32;
+    }
+    if (trace.any_tie() || (f32 && f32->tie_at_boundary)) return Verdict::Tie;
+    if (trace.any_near_boundary()) return Verdict::Boundary;
+    return Verdict::Unexplained;
+}
+
 struct Tally {
     int agree = 0;
     int float32 = 0;
     int tie = 0;
     int boundary = 0;
+    int by_reference = 0;  // FlashInfer: explained only by the torch reference's own rules
     QStringList unexplained;
 };
 
-Tally run_file(const std::string& file, const std::string& preset) {
+// Every case of `file` through `preset`; where that leaves a case unexplained
+// and `reference` is given, through `reference` too.
+Tally run_file(const std::string& file, const Pipeline& preset, const Pipeline* reference = nullptr) {
     Tally tally;
     const std::vector<PeerCase> cases = load(file);
     if (cases.empty()) throw std::runtime_error("no cases in " + file);
     for (std::size_t i = 0; i < cases.size(); ++i) {
-        const PeerCase& c = cases[i];
-        Pipeline pipeline = preset_pipeline(preset);
-        if (c.penalty_last_n >= 0) pipeline.penalty_last_n = c.penalty_last_n;
-        const PipelineTrace trace =
-            trace_pipeline_once(pipeline, PipelineInput{c.logits, c.params, c.prompt, c.output});
-        const double f64 = match(trace.trace.final_kept(), trace.trace.final_probs(), c);
-        if (f64 >= 0.0 && f64 <= 1e-6) {
-            ++tally.agree;
+        Verdict verdict = judge(preset, cases[i]);
+        if (verdict == Verdict::Unexplained && reference && judge(*reference, cases[i]) != Verdict::Unexplained) {
+            ++tally.by_reference;
             continue;
         }
-        const auto& f32 = trace.engine_f32;
-        if (f32 && f32->error.empty()) {
-            const double d = match(f32->kept, f32->probs, c);
-            if (d >= 0.0 && d <= 1e-5) {
-                ++tally.float32;
-                continue;
-            }
-        }
-        if (trace.any_tie() || (f32 && f32->tie_at_boundary)) {
-            ++tally.tie;
-        } else if (trace.any_near_boundary()) {
-            ++tally.boundary;
-        } else {
-            tally.unexplained << QStringLiteral("%1 line %2: kept %3 ids, the engine %4")
-                                     .arg(QString::fromStdString(file))
-                                     .arg(i + 1)
-                                     .arg(trace.trace.final_kept().size())
-                                     .arg(c.kept.size());
+        switch (verdict) {
+            case Verdict::Agree: ++tally.agree; break;
+            case Verdict::Float32: ++tally.float32; break;
+            case Verdict::Tie: ++tally.tie; break;
+            case Verdict::Boundary: ++tally.boundary; break;
+            case Verdict::Unexplained:
+                tally.unexplained << QStringLiteral("%1 line %2").arg(QString::fromStdString(file)).arg(i + 1);
+                break;
         }
     }
     qInfo().noquote() << QStringLiteral("%1 (%2 cases): agree %3, float32 run %4, tie flagged %5, near boundary %6, "
-                                        "unexplained %7")
+                                        "by the torch reference's rules %7, unexplained %8")
                              .arg(QString::fromStdString(file))
                              .arg(cases.size())
                              .arg(tally.agree)
                              .arg(tally.float32)
                              .arg(tally.tie)
                              .arg(tally.boundary)
+                             .arg(tally.by_reference)
                              .arg(tally.unexplained.size());
     return tally;
 }
@@ -171,24 +178,34 @@ private slots:
     void enginesOwnCode() {
         QFETCH(QString, preset);
         QFETCH(int, floor);
-        const Tally tally = run_file(preset.toStdString(), preset.toStdString());
+        const Tally tally = run_file(preset.toStdString(), preset_pipeline(preset.toStdString()));
         QVERIFY2(tally.unexplained.isEmpty(), qPrintable(tally.unexplained.join("\n")));
         QVERIFY2(tally.agree >= floor, qPrintable(QStringLiteral("only %1 cases agree").arg(tally.agree)));
     }
 
     // FlashInfer's torch references: a weak witness (see the top of this file).
+    // A case is explained by the kernel preset, or else by the reference's own
+    // rules (positional top-k, then top-p keeping an exclusive prefix < p,
+    // both after renormalising). What neither explains is at top_p = 1, where
+    // the reference's float32 cumsum saturates at 1.0 depending on how torch
+    // summed its softmax: at most `left` such cases, printed.
     void flashInferReferences_data() {
         QTest::addColumn<QString>("preset");
         QTest::addColumn<int>("floor");  // agreeing or float32-explained cases at least (of 147)
-        QTest::newRow("joint") << "flashinfer-joint" << 95;
-        QTest::newRow("topk-first") << "flashinfer-topk-first" << 105;
+        QTest::addColumn<int>("left");
+        QTest::newRow("joint") << "flashinfer-joint" << 95 << 2;
+        QTest::newRow("topk-first") << "flashinfer-topk-first" << 105 << 2;
     }
     void flashInferReferences() {
         QFETCH(QString, preset);
         QFETCH(int, floor);
-        const Tally tally = run_file(preset.toStdString(), preset.toStdString());
+        QFETCH(int, left);
+        const Pipeline reference = custom_pipeline("temperature:divide,top_k:exact,top_p:exclusive_prefix_strict,min_p:prob");
+        const Tally tally = run_file(preset.toStdString(), preset_pipeline(preset.toStdString()), &reference);
         QVERIFY2(tally.agree + tally.float32 >= floor,
                  qPrintable(QStringLiteral("only %1 cases agree").arg(tally.agree + tally.float32)));
+        if (!tally.unexplained.isEmpty()) qInfo().noquote() << tally.unexplained.join(QStringLiteral(", "));
+        QVERIFY2(tally.unexplained.size() <= left, qPrintable(tally.unexplained.join("\n")));
     }
 
     // vLLM raises 0 < T < 0.01 to 0.01 before its greedy test

@@ -53,6 +53,7 @@ enum class Rule : int {
     TopPAscendingCumsum,
     TopPAscendingCumsumStable,
     TopPExclusivePrefix,
+    TopPExclusivePrefixStrict,
     TopPInclusiveCumsum,
     TopPMassAboveByValue,
     // Min-p: the space the floor is compared in.
@@ -71,7 +72,7 @@ struct RuleInfo {
     bool unstable_ties;          // the stack breaks ties by an unstable sort (lower id here, flagged)
 };
 
-inline constexpr std::array<RuleInfo, 24> kRules{{
+inline constexpr std::array<RuleInfo, 25> kRules{{
     {Rule::RepetitionContext, Stage::RepetitionPenalty, "context", "Prompt and output ids",
      "spec, vllm, hf", "Every distinct id of prompt and output: l > 0 ? l / r : l * r.",
      "vllm-project/vllm vllm/model_executor/layers/utils.py apply_penalties; huggingface/transformers "
@@ -156,6 +157,10 @@ inline constexpr std::array<RuleInfo, 24> kRules{{
     {Rule::TopPExclusivePrefix, Stage::TopP, "exclusive_prefix", "Exclusive prefix <= p kept", "sglang",
      "Sort descending, cumsum; drop (cumsum - p_i) > p: the id whose prefix equals p stays.",
      "sgl-project/sglang python/sglang/srt/layers/sampler.py top_k_top_p_min_p_sampling_from_probs_torch", true},
+    {Rule::TopPExclusivePrefixStrict, Stage::TopP, "exclusive_prefix_strict", "Exclusive prefix < p kept",
+     "FlashInfer's torch reference (variant)",
+     "Sort descending, cumsum; keep (cumsum - p_i) < p: the id whose prefix equals p goes.",
+     "flashinfer-ai/flashinfer flashinfer/trace/templates/sampling.py _top_p_renorm_probs_reference", true},
     {Rule::TopPInclusiveCumsum, Stage::TopP, "inclusive_cumsum", "Inclusive cumsum >= p stops", "llamacpp",
      "Sort descending; keep up to the first id whose inclusive cumsum is >= p.",
      "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_top_p_apply", true},

@@ -129,15 +129,18 @@ TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
             out.kept = std::move(kept);
             break;
         }
-        case Rule::TopPExclusivePrefix: {
+        case Rule::TopPExclusivePrefix:
+        case Rule::TopPExclusivePrefixStrict: {
             // SGLang torch: probs_sum = cumsum of the descending sort; positions
             // with (probs_sum - probs_sort) > p are zeroed, elementwise.
+            // FlashInfer's torch reference keeps (cumsum - q) < p instead.
+            const bool strict = rule == Rule::TopPExclusivePrefixStrict;
             double probs_sum = 0.0;
             std::vector<bool> keep(n, false);
             for (std::size_t i = 0; i < n; ++i) {
                 probs_sum += ranked.probs[i];
                 const double prefix = r(r(probs_sum) - ranked.probs[i]);
-                keep[i] = !(prefix > p);
+                keep[i] = strict ? prefix < p : !(prefix > p);
                 if (near_threshold(prefix, p)) out.near_boundary = true;
             }
             std::size_t last = 0;
@@ -193,7 +196,9 @@ TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
 // arithmetic, but a float32 running sum can reach 1.0 and drop the tail. The
 // model keeps p = 1 off; the float32 run applies the rule.
 bool applies_at_one(const RowState& row, Rule rule) {
-    return row.arithmetic == Arithmetic::F32 && (rule == Rule::TopPExclusivePrefix || rule == Rule::TopPMassAboveByValue);
+    return row.arithmetic == Arithmetic::F32 &&
+           (rule == Rule::TopPExclusivePrefix || rule == Rule::TopPExclusivePrefixStrict ||
+            rule == Rule::TopPMassAboveByValue);
 }
 
 bool top_p(RowState& row, const PipelineStep& step, StepReport& report, StageTrace& shown) {
