@@ -1,0 +1,237 @@
+// The contract written a second time, as plainly as docs/contract.md section 2
+// states it (full sorts, no caches, no lazy ranking, nothing shared with
+// engine/pipelines/ but the generator), against the engine's `spec` on 3,000
+// random rows: token, logprob, u, draw count, the kept set after each
+// truncation, the final probabilities and the inverse-CDF walk must be equal
+// to the last bit. The engine's runner is the only implementation the
+// product uses; this one exists so that a change to the runner's arithmetic
+// or order has something independent to fail against.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "engine/core/generator.h"
+#include "engine/pipelines/pipeline_presets.h"
+#include "engine/pipelines/pipeline_runner.h"
+
+using namespace samplescope;
+
+namespace {
+
+struct Naive {
+    std::int32_t token = -1;
+    double logprob = 0.0;
+    std::optional<double> u;
+    std::uint64_t draws = 0;
+    IdList after_top_k, after_top_p, after_min_p;
+    Values probs;
+    Values cumulative;
+};
+
+// Softmax over `ids` (ascending): max-subtracted, summed in ascending id order.
+Values softmax(const std::vector<double>& l, const IdList& ids) {
+    double m = -INFINITY;
+    for (const auto id : ids) m = std::max(m, l[static_cast<std::size_t>(id)]);
+    Values q;
+    double z = 0.0;
+    for (const auto id : ids) {
+        q.push_back(std::exp(l[static_cast<std::size_t>(id)] - m));
+        z += q.back();
+    }
+    for (auto& x : q) x /= z;
+    return q;
+}
+
+IdList by_rank(const std::vector<double>& l, IdList ids) {
+    std::sort(ids.begin(), ids.end(), [&l](std::int32_t a, std::int32_t b) {
+        const double la = l[static_cast<std::size_t>(a)];
+        const double lb = l[static_cast<std::size_t>(b)];
+        return la != lb ? la > lb : a < b;
+    });
+    return ids;
+}
+
+Naive contract(std::vector<double> l, const SamplingParams& p, const std::vector<std::int64_t>& prompt,
+               const std::vector<std::int64_t>& output, std::uint64_t skip) {
+    const std::size_t v = l.size();
+    // Repetition over the distinct ids of prompt and output.
+    std::set<std::int64_t> context(prompt.begin(), prompt.end());
+    context.insert(output.begin(), output.end());
+    if (p.repetition_penalty != 1.0) {
+        for (const auto id : context) {
+            double& x = l[static_cast<std::size_t>(id)];
+            x = x > 0.0 ? x / p.repetition_penalty : x * p.repetition_penalty;
+        }
+    }
+    // Presence and frequency over generated ids.
+    std::map<std::int64_t, double> counts;
+    for (const auto id : output) counts[id] += 1.0;
+    if (p.presence_penalty != 0.0 || p.frequency_penalty != 0.0) {
+        for (const auto& [id, c] : counts) {
+            double& x = l[static_cast<std::size_t>(id)];
+            x = x - p.frequency_penalty * c - p.presence_penalty;
+        }
+    }
+    Naive out;
+    // The logprob's normaliser: all V ids, ascending.
+    double m = -INFINITY;
+    for (const double x : l) m = std::max(m, x);
+    double z = 0.0;
+    for (const double x : l) z += std::exp(x - m);
+    IdList kept;
+    for (std::size_t i = 0; i < v; ++i) {
+        if (std::isfinite(l[i])) kept.push_back(static_cast<std::int32_t>(i));
+    }
+    const auto logprob_of = [&](std::int32_t token) { return (l[static_cast<std::size_t>(token)] - m) - std::log(z); };
+    if (p.temperature == 0.0) {
+        out.token = by_rank(l, kept).front();
+        out.logprob = logprob_of(out.token);
+        out.after_top_k = out.after_top_p = out.after_min_p = {out.token};
+        out.probs = {1.0};
+        out.cumulative = {1.0};
+        out.draws = skip;
+        return out;
+    }
+    std::vector<double> scaled = l;
+    if (p.temperature != 1.0) {
+        for (const auto id : kept) scaled[static_cast<std::size_t>(id)] /= p.temperature;
+    }
+    // Top-k: the first k by (logit desc, id asc).
+    if (p.top_k > 0 && static_cast<std::size_t>(p.top_k) < kept.size()) {
+        IdList ranked = by_rank(scaled, kept);
+        ranked.resize(static_cast<std::size_t>(p.top_k));
+        std::sort(ranked.begin(), ranked.end());
+        kept = ranked;
+    }
+    out.after_top_k = kept;
+    // Top-p: walk in rank order; the id whose running mass first reaches p is the last kept.
+    if (p.top_p < 1.0) {
+        const Values q = softmax(scaled, kept);
+        std::map<std::int32_t, double> q_of;
+        for (std::size_t i = 0; i < kept.size(); ++i) q_of[kept[i]] = q[i];
+        IdList walked;
+        double mass = 0.0;
+        for (const auto id : by_rank(scaled, kept)) {
+            walked.push_back(id);
+            mass += q_of[id];
+            if (mass >= p.top_p) break;
+        }
+        std::sort(walked.begin(), walked.end());
+        kept = walked;
+    }
+    out.after_top_p = kept;
+    // Min-p: q >= min_p x max q over the kept set.
+    if (p.min_p > 0.0) {
+        const Values q = softmax(scaled, kept);
+        const double floor = p.min_p * *std::max_element(q.begin(), q.end());
+        IdList stay;
+        for (std::size_t i = 0; i < kept.size(); ++i) {
+            if (q[i] >= floor) stay.push_back(kept[i]);
+        }
+        kept = stay;
+    }
+    out.after_min_p = kept;
+    out.probs = softmax(scaled, kept);
+    // One draw; the inverse CDF in ascending id order, falling back to the
+    // largest kept id with q > 0.
+    Pcg32 rng = stream_after(*p.seed, skip);
+    const double u = rng.uniform_f64();
+    out.u = u;
+    out.draws = skip + 1;
+    double cum = 0.0;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        cum += out.probs[i];
+        out.cumulative.push_back(cum);
+        if (out.token < 0 && u < cum) out.token = kept[i];
+    }
+    if (out.token < 0) {
+        for (std::size_t i = kept.size(); i-- > 0;) {
+            if (out.probs[i] > 0.0) {
+                out.token = kept[i];
+                break;
+            }
+        }
+    }
+    out.logprob = logprob_of(out.token);
+    return out;
+}
+
+}  // namespace
+
+class ContractReferenceTest : public QObject {
+    Q_OBJECT
+private slots:
+    void workedExample() {
+        SamplingParams p;
+        p.top_k = 3;
+        p.top_p = 0.8;
+        p.seed = 0;
+        const Naive n = contract({1, 3, 2, 3, -1}, p, {}, {}, 0);
+        QCOMPARE(n.after_top_k, (IdList{1, 2, 3}));
+        QCOMPARE(n.after_top_p, (IdList{1, 3}));
+        QCOMPARE(*n.u, 0.80209496430867);
+        QCOMPARE(n.token, 3);
+        QVERIFY(std::fabs(n.logprob - -0.92487) < 5e-6);
+    }
+
+    void specEqualsThePlainContractOnRandomRows() {
+        std::mt19937_64 random(20261201);
+        const Pipeline spec = preset_pipeline("spec");
+        int greedy_rows = 0;
+        int truncated_rows = 0;
+        for (int row = 0; row < 3000; ++row) {
+            const std::size_t vocab = 1 + random() % 60;
+            std::vector<double> logits(vocab);
+            for (auto& x : logits) {
+                const auto kind = random() % 10;
+                x = kind == 0 ? -INFINITY : std::round(std::uniform_real_distribution<double>(-6, 6)(random) * 2) / 2;
+                if (kind <= 3) x = std::normal_distribution<double>(0, 3)(random);
+            }
+            logits[random() % vocab] = 0.25;
+            const auto pick = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
+            SamplingParams params;
+            params.seed = random();
+            params.temperature = pick(8) == 0 ? 0.0 : std::uniform_real_distribution<double>(0.05, 3)(random);
+            if (pick(2)) params.top_k = pick(static_cast<int>(vocab) + 2);
+            if (pick(2)) params.top_p = pick(6) == 0 ? 0.0 : std::uniform_real_distribution<double>(0, 1)(random);
+            if (pick(2)) params.min_p = std::uniform_real_distribution<double>(0, 1)(random);
+            if (pick(3) == 0) params.repetition_penalty = std::uniform_real_distribution<double>(0.5, 2)(random);
+            if (pick(3) == 0) params.presence_penalty = std::uniform_real_distribution<double>(-1, 1)(random);
+            if (pick(3) == 0) params.frequency_penalty = std::uniform_real_distribution<double>(-1, 1)(random);
+            std::vector<std::int64_t> prompt(static_cast<std::size_t>(pick(5)));
+            std::vector<std::int64_t> output(static_cast<std::size_t>(pick(5)));
+            for (auto& id : prompt) id = static_cast<std::int64_t>(random() % vocab);
+            for (auto& id : output) id = static_cast<std::int64_t>(random() % vocab);
+            const auto skip = static_cast<std::uint64_t>(pick(4));
+
+            const Naive n = contract(logits, params, prompt, output, skip);
+            const PipelineTrace t = trace_pipeline_once(spec, PipelineInput{logits, params, prompt, output}, skip);
+            const QByteArray where = QByteArray("row ") + QByteArray::number(row);
+            QVERIFY2(t.trace.token == n.token, where);
+            QVERIFY2(t.trace.logprob == n.logprob, where);
+            QVERIFY2(t.trace.u == n.u, where);
+            QVERIFY2(t.trace.draws_consumed == n.draws, where);
+            QVERIFY2(t.trace.final_kept() == n.after_min_p, where);
+            QVERIFY2(t.trace.final_probs() == n.probs, where);
+            QVERIFY2(t.trace.cumulative == n.cumulative, where);
+            if (!t.trace.greedy) {
+                QVERIFY2(*t.trace.stage(Stage::TopK).kept == n.after_top_k, where);
+                QVERIFY2(*t.trace.stage(Stage::TopP).kept == n.after_top_p, where);
+                QVERIFY2(*t.trace.stage(Stage::MinP).kept == n.after_min_p, where);
+            }
+            greedy_rows += t.trace.greedy ? 1 : 0;
+            truncated_rows += n.after_min_p.size() < vocab ? 1 : 0;
+        }
+        QVERIFY(greedy_rows > 150);
+        QVERIFY(truncated_rows > 1500);
+    }
+};
+
+QTEST_GUILESS_MAIN(ContractReferenceTest)
+#include "test_contract_reference.moc"
