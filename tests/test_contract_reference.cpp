@@ -19,6 +19,7 @@
 #include "engine/core/generator.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "engine/pipelines/pipeline_runner.h"
+#include "tests/support/random_cases.h"
 
 using namespace samplescope;
 
@@ -186,29 +187,9 @@ private slots:
         int greedy_rows = 0;
         int truncated_rows = 0;
         for (int row = 0; row < 3000; ++row) {
-            const std::size_t vocab = 1 + random() % 60;
-            std::vector<double> logits(vocab);
-            for (auto& x : logits) {
-                const auto kind = random() % 10;
-                x = kind == 0 ? -INFINITY : std::round(std::uniform_real_distribution<double>(-6, 6)(random) * 2) / 2;
-                if (kind <= 3) x = std::normal_distribution<double>(0, 3)(random);
-            }
-            logits[random() % vocab] = 0.25;
-            const auto pick = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
-            SamplingParams params;
-            params.seed = random();
-            params.temperature = pick(8) == 0 ? 0.0 : std::uniform_real_distribution<double>(0.05, 3)(random);
-            if (pick(2)) params.top_k = pick(static_cast<int>(vocab) + 2);
-            if (pick(2)) params.top_p = pick(6) == 0 ? 0.0 : std::uniform_real_distribution<double>(0, 1)(random);
-            if (pick(2)) params.min_p = std::uniform_real_distribution<double>(0, 1)(random);
-            if (pick(3) == 0) params.repetition_penalty = std::uniform_real_distribution<double>(0.5, 2)(random);
-            if (pick(3) == 0) params.presence_penalty = std::uniform_real_distribution<double>(-1, 1)(random);
-            if (pick(3) == 0) params.frequency_penalty = std::uniform_real_distribution<double>(-1, 1)(random);
-            std::vector<std::int64_t> prompt(static_cast<std::size_t>(pick(5)));
-            std::vector<std::int64_t> output(static_cast<std::size_t>(pick(5)));
-            for (auto& id : prompt) id = static_cast<std::int64_t>(random() % vocab);
-            for (auto& id : output) id = static_cast<std::int64_t>(random() % vocab);
-            const auto skip = static_cast<std::uint64_t>(pick(4));
+            const testing::RandomCase c = testing::random_case(random, 60);
+            const auto& [logits, params, prompt, output, skip] = c;
+            const std::size_t vocab = logits.size();
 
             const Naive n = contract(logits, params, prompt, output, skip);
             const PipelineTrace t = trace_pipeline_once(spec, PipelineInput{logits, params, prompt, output}, skip);

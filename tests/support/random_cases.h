@@ -1,0 +1,53 @@
+// Random rows and parameters for the contract's property tests: coarse values
+// (so ties are common), a few -inf ids, every stage on or off at random, short
+// histories and a few skipped draws. One generator for every test that
+// compares two implementations of the contract on random rows.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "engine/core/sampling_params.h"
+
+namespace samplescope::testing {
+
+struct RandomCase {
+    std::vector<double> logits;
+    SamplingParams params;
+    std::vector<std::int64_t> prompt;
+    std::vector<std::int64_t> output;
+    std::uint64_t skip = 0;
+};
+
+inline RandomCase random_case(std::mt19937_64& random, std::size_t max_vocab) {
+    RandomCase c;
+    const std::size_t vocab = 1 + random() % max_vocab;
+    c.logits.resize(vocab);
+    for (auto& x : c.logits) {
+        const auto kind = random() % 10;
+        x = kind == 0 ? -INFINITY : std::round(std::uniform_real_distribution<double>(-6, 6)(random) * 2) / 2;
+        if (kind == 1) x = std::uniform_real_distribution<double>(-6, 6)(random);
+        if (kind == 2 || kind == 3) x = std::normal_distribution<double>(0, 3)(random);
+    }
+    c.logits[random() % vocab] = 0.25;  // at least one finite logit
+    const auto pick = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
+    SamplingParams& p = c.params;
+    p.seed = random();
+    p.temperature = pick(8) == 0 ? 0.0 : std::uniform_real_distribution<double>(0.05, 3)(random);
+    if (pick(2)) p.top_k = pick(static_cast<int>(vocab) + 2);
+    if (pick(2)) p.top_p = pick(6) == 0 ? 0.0 : std::uniform_real_distribution<double>(0, 1)(random);
+    if (pick(2)) p.min_p = std::uniform_real_distribution<double>(0, 1)(random);
+    if (pick(3) == 0) p.repetition_penalty = std::uniform_real_distribution<double>(0.5, 2)(random);
+    if (pick(3) == 0) p.presence_penalty = std::uniform_real_distribution<double>(-1, 1)(random);
+    if (pick(3) == 0) p.frequency_penalty = std::uniform_real_distribution<double>(-1, 1)(random);
+    c.prompt.resize(static_cast<std::size_t>(pick(5)));
+    c.output.resize(static_cast<std::size_t>(pick(5)));
+    for (auto& id : c.prompt) id = static_cast<std::int64_t>(random() % vocab);
+    for (auto& id : c.output) id = static_cast<std::int64_t>(random() % vocab);
+    c.skip = static_cast<std::uint64_t>(pick(4));
+    return c;
+}
+
+}  // namespace samplescope::testing
