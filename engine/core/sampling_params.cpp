@@ -6,6 +6,7 @@
 
 #include "engine/core/gates.h"
 #include "engine/base/input_error.h"
+#include "engine/base/number_text.h"
 
 namespace samplescope {
 
@@ -71,6 +72,15 @@ void validate(const SamplingParams& params) {
             throw InputError(std::string(info.key), *error);
         }
     }
+    for (const auto& entry : params.logit_bias) {
+        if (entry.id < 0) {
+            throw InputError("logit_bias", "logit_bias id must be an integer >= 0, got " + std::to_string(entry.id));
+        }
+        if (!std::isfinite(entry.bias) && entry.bias != -HUGE_VAL) {
+            throw InputError("logit_bias",
+                             "logit_bias bias must be a finite number or -inf, got " + format_number(entry.bias));
+        }
+    }
 }
 
 bool is_greedy(const SamplingParams& params) { return gate_greedy(params.temperature); }
@@ -85,6 +95,71 @@ bool uses_top_k(const SamplingParams& params, std::size_t vocab_size) {
 }
 bool uses_top_p(const SamplingParams& params) { return gate_top_p(params.top_p); }
 bool uses_min_p(const SamplingParams& params) { return gate_min_p(params.min_p); }
+
+namespace {
+
+std::string_view trim_blank(std::string_view text) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+    return text;
+}
+
+}  // namespace
+
+std::vector<LogitBias> parse_logit_bias(std::string_view text) {
+    std::vector<LogitBias> out;
+    if (trim_blank(text).empty()) return out;
+    const auto bad = [&](const std::string& what) {
+        return InputError("logit_bias", "logit_bias " + what + " in \"" + std::string(text) + "\"");
+    };
+    std::size_t start = 0;
+    std::size_t position = 0;
+    while (true) {
+        const auto comma = text.find(',', start);
+        const std::string_view item =
+            trim_blank(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+        if (item.empty()) throw bad("has an empty item at position " + std::to_string(position));
+        const auto colon = item.find(':');
+        if (colon == std::string_view::npos) {
+            throw bad("item \"" + std::string(item) + "\" must be id:bias");
+        }
+        const std::string_view id_text = trim_blank(item.substr(0, colon));
+        const std::string_view bias_text = trim_blank(item.substr(colon + 1));
+        const auto id = parse_integer_text(id_text);
+        if (!id || id->negative || id->magnitude > static_cast<std::uint64_t>(INT64_MAX)) {
+            throw bad("id must be an integer >= 0, got \"" + std::string(id_text) + "\"");
+        }
+        const auto bias = parse_real(bias_text);
+        const bool ok = bias && !real_overflows(bias_text) && (std::isfinite(*bias) || *bias == -HUGE_VAL);
+        if (!ok) throw bad("bias must be a finite number or -inf, got \"" + std::string(bias_text) + "\"");
+        out.push_back(LogitBias{static_cast<std::int64_t>(id->magnitude), *bias});
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+        ++position;
+    }
+    return out;
+}
+
+std::string format_logit_bias(const std::vector<LogitBias>& bias) {
+    std::string out;
+    for (const auto& entry : bias) {
+        if (!out.empty()) out += ",";
+        out += std::to_string(entry.id) + ":" + format_number(entry.bias);
+    }
+    return out;
+}
+
+void check_logit_bias(const std::vector<LogitBias>& bias, std::size_t vocab_size) {
+    for (const auto& entry : bias) {
+        if (static_cast<std::uint64_t>(entry.id) >= vocab_size) {
+            throw InputError("logit_bias", "logit_bias id " + std::to_string(entry.id) + " is outside [0, " +
+                                               std::to_string(vocab_size) + ") for V = " +
+                                               std::to_string(vocab_size));
+        }
+    }
+}
+
+bool uses_logit_bias(const SamplingParams& params) { return !params.logit_bias.empty(); }
 
 std::uint64_t choose_seed() {
     std::random_device device;

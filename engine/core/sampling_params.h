@@ -7,8 +7,17 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace samplescope {
+
+// One entry of a logit bias: l[id] += bias (llama.cpp's llama_logit_bias).
+struct LogitBias {
+    std::int64_t id = 0;
+    double bias = 0.0;  // finite, or -inf to ban the id
+
+    bool operator==(const LogitBias&) const = default;
+};
 
 struct SamplingParams {
     double temperature = 1.0;         // 0 means greedy
@@ -19,6 +28,11 @@ struct SamplingParams {
     double top_p = 1.0;               // off at >= 1
     double min_p = 0.0;               // off at 0
     std::optional<std::uint64_t> seed;  // engine-chosen when absent
+    // The one list-valued parameter, so it has no row in kParams: its flag
+    // (--logit-bias "id:bias,...") and its JSON key are read by
+    // parse_logit_bias below. Off when empty. Ids are checked against V where
+    // V is known (check_logit_bias).
+    std::vector<LogitBias> logit_bias;
 
     bool operator==(const SamplingParams&) const = default;
 };
@@ -86,6 +100,17 @@ bool uses_temperature(const SamplingParams& params);
 bool uses_top_k(const SamplingParams& params, std::size_t vocab_size);
 bool uses_top_p(const SamplingParams& params);
 bool uses_min_p(const SamplingParams& params);
+
+// The logit bias as typed: "id:bias,id:bias" (white space around items
+// allowed; empty text is no bias). Each id a decimal integer >= 0, each bias
+// a finite number or -inf. Throws InputError("logit_bias") naming the first bad
+// item and what in it is wrong. Entries are kept in the order given.
+std::vector<LogitBias> parse_logit_bias(std::string_view text);
+// The list in the syntax parse_logit_bias reads ("" when empty).
+std::string format_logit_bias(const std::vector<LogitBias>& bias);
+// Throws InputError("logit_bias") for the first id >= V.
+void check_logit_bias(const std::vector<LogitBias>& bias, std::size_t vocab_size);
+bool uses_logit_bias(const SamplingParams& params);
 
 // A seed for a request that did not give one (random, 64 bits).
 std::uint64_t choose_seed();

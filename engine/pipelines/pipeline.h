@@ -27,6 +27,8 @@ namespace samplescope {
 // Every rule a step can follow. Several stacks share a rule; the table below
 // names them and the source each was read in.
 enum class Rule : int {
+    // Logit bias: added to the listed logits.
+    LogitBiasAdd,
     // Repetition penalty: which ids it covers (the sign test is the same everywhere).
     RepetitionContext,
     RepetitionOutputOnly,
@@ -72,7 +74,12 @@ struct RuleInfo {
     bool unstable_ties;          // the stack breaks ties by an unstable sort (lower id here, flagged)
 };
 
-inline constexpr std::array<RuleInfo, 25> kRules{{
+inline constexpr std::array<RuleInfo, 26> kRules{{
+    {Rule::LogitBiasAdd, Stage::LogitBias, "add", "l + bias", "llamacpp",
+     "For each listed (id, bias): l[id] += bias; a bias of -inf bans the id. Applied first, before the penalties.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_logit_bias_apply; common/sampling.cpp "
+     "common_sampler_init (logit bias added to the chain first)",
+     false},
     {Rule::RepetitionContext, Stage::RepetitionPenalty, "context", "Prompt and output ids",
      "spec, vllm, hf", "Every distinct id of prompt and output: l > 0 ? l / r : l * r.",
      "vllm-project/vllm vllm/model_executor/layers/utils.py apply_penalties; huggingface/transformers "

@@ -40,6 +40,7 @@ const StageUnit& stage_unit(Stage stage);
 std::span<const StageUnit> stage_units();
 
 // The units, one per file (stage_*.cpp).
+extern const StageUnit kLogitBiasUnit;
 extern const StageUnit kRepetitionPenaltyUnit;
 extern const StageUnit kPresenceFrequencyUnit;
 extern const StageUnit kGreedyUnit;

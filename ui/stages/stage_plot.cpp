@@ -70,6 +70,8 @@ QString inactiveReason(const SampleTrace& trace, Stage stage) {
             return QStringLiteral("Off: top_p = %1 (off at >= 1).\nEvery candidate passes.").arg(exact(p.top_p));
         case Stage::MinP:
             return QStringLiteral("Off: min_p = %1 (off at 0).\nEvery candidate passes.").arg(exact(p.min_p));
+        case Stage::LogitBias:
+            return QStringLiteral("Off: no logit bias given.\nThe distribution passes through unchanged.");
         default: return QStringLiteral("Off.");
     }
 }
@@ -249,7 +251,8 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     addNote(QStringLiteral("kept %1 of %2").arg(countText(now.kept_count()), countText(stage_data.candidates)));
 
     // Bars by role; each QCPBars has one look, so a role is one series.
-    const bool changes_logits = stage_ == Stage::RepetitionPenalty || stage_ == Stage::PresenceFrequency ||
+    const bool changes_logits = stage_ == Stage::LogitBias || stage_ == Stage::RepetitionPenalty ||
+                                stage_ == Stage::PresenceFrequency ||
                                 stage_ == Stage::Temperature;
     QVector<double> kept_keys, kept_values, dropped_keys, dropped_values, before_keys, before_values;
     QVector<double> chosen_keys, chosen_values;
@@ -509,6 +512,10 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         addNote(QStringLiteral("floor = min_p x max q = %1 x %2 = %3")
                      .arg(num(view.trace->params.min_p, 6), num(*now.max_prob, 6), num(*now.prob_floor, 6)));
         if (*now.prob_floor > yAxis->range().upper) yAxis->setRangeUpper(*now.prob_floor * 1.2);
+    } else if (stage_ == Stage::LogitBias && now.active) {
+        // No threshold: the bars before and after show each biased logit's effect.
+        addNote(QStringLiteral("l + bias for %1 (-inf bans)")
+                    .arg(QString::fromStdString(format_logit_bias(view.trace->params.logit_bias))));
     }
 }
 
