@@ -22,6 +22,7 @@ SamplingParams every_stage_on() {
     SamplingParams params;
     params.seed = 7;
     params.logit_bias = parse_logit_bias("0:1.5,5:-inf");
+    params.typical_p = 0.6;
     return params;
 }
 

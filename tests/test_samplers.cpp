@@ -198,14 +198,83 @@ private slots:
         QCOMPARE(custom["kept"].toArray().size(), 2);
     }
 
+    // ---- typical-p --------------------------------------------------------------
+
+    // ggml-org/llama.cpp tests/test-sampling.cpp: test_typical({0.97, 0.01,
+    // 0.01, 0.01}, {0.97}, 0.5) and test_typical({0.4, 0.2, 0.2, 0.2}, {0.2,
+    // 0.2, 0.2}, 0.5). Those expected values are q before renormalising (the
+    // test runs no softmax after typical): the kept sets are {0} and {1, 2, 3}.
+    void typicalPLlamaCppTestValues() {
+        SamplingParams params;
+        params.typical_p = 0.5;
+        const PipelineTrace a = run("typical_p", logits_of({0.97, 0.01, 0.01, 0.01}), params);
+        QCOMPARE(a.trace.final_kept(), (IdList{0}));
+        const PipelineTrace b = run("typical_p", logits_of({0.4, 0.2, 0.2, 0.2}), params);
+        QCOMPARE(b.trace.final_kept(), (IdList{1, 2, 3}));
+        expect_q(b, {0.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0}, 1e-12);
+        // H = -(0.4 ln 0.4 + 3 x 0.2 ln 0.2), shown on the stage.
+        const double h = -(0.4 * std::log(0.4) + 0.6 * std::log(0.2));
+        QVERIFY(std::fabs(*stage_of(b, Stage::TypicalP).entropy - h) < 1e-12);
+        QCOMPARE(*stage_of(b, Stage::TypicalP).crossing_rank, std::size_t{3});
+    }
+
+    // q = (0.5, 0.3, 0.2): H = 1.0297; scores 0.337, 0.174, 0.580, so the walk
+    // is id 1 (0.3), id 0 (0.8), id 2 (1.0); the cut is the first mass > p.
+    void typicalPBoundaries() {
+        const auto logits = logits_of({0.5, 0.3, 0.2});
+        SamplingParams params;
+        for (const auto& [p, kept] : std::vector<std::pair<double, IdList>>{
+                 {0.0, {1}}, {0.29, {1}}, {0.31, {0, 1}}, {0.79, {0, 1}}, {0.81, {0, 1, 2}}, {0.999, {0, 1, 2}}}) {
+            params.typical_p = p;
+            const PipelineTrace t = run("typical_p", logits, params);
+            QVERIFY(stage_of(t, Stage::TypicalP).active);
+            QCOMPARE(t.trace.final_kept(), kept);
+        }
+        params.typical_p = 1.0;  // off
+        const PipelineTrace off = run("typical_p", logits, params);
+        QVERIFY(!stage_of(off, Stage::TypicalP).active);
+        QVERIFY(!stage_of(off, Stage::TypicalP).entropy);
+        expect_q(off, {0.5, 0.3, 0.2}, 1e-12);
+        // Equal q = 1/2: H = ln 2 and both scores are exactly 0, a tie across
+        // the cut (flagged); the walk takes rank order, so id 0 stays.
+        params.typical_p = 0.3;
+        const PipelineTrace flat = run("typical_p", {0.0, 0.0}, params);
+        QCOMPARE(flat.trace.final_kept(), (IdList{0}));
+        QVERIFY(flat.any_tie());
+    }
+
+    void typicalPInTheLlamaCppChain() {
+        SamplingParams params;
+        params.typical_p = 0.5;
+        const PipelineTrace t = run(preset_pipeline("llamacpp"), logits_of({0.4, 0.2, 0.2, 0.2}), params);
+        QVERIFY(stage_of(t, Stage::TypicalP).active);
+        QVERIFY(t.ignored_params.empty());
+        const PipelineTrace spec = run(preset_pipeline("spec"), logits_of({0.4, 0.2, 0.2, 0.2}), params);
+        QCOMPARE(spec.ignored_params, (std::vector<std::string>{"typical_p"}));
+    }
+
+    void typicalPRefusals() {
+        expect_cli_refused({"--values", "1,2,3", "--pipeline", "llamacpp", "--seed", "1", "--typical-p", "1.5"},
+                           {"typical_p must be in [0, 1], got 1.5"});
+        expect_cli_refused({"--values", "1,2,3", "--pipeline", "llamacpp", "--seed", "1", "--typical-p", "-0.1"},
+                           {"typical_p must be in [0, 1], got -0.1"});
+        expect_cli_refused({"--values", "1,2,3", "--pipeline", "llamacpp", "--seed", "1", "--typical-p", "x"},
+                           {"typical_p must be a number, got \"x\""});
+        SamplingParams params;
+        expect_refused([&] { set_param(params, Param::TypicalP, std::nan("")); }, "typical_p", {"typical_p"});
+        const QJsonObject json =
+            cli_json({"--values", "1,2,2,2", "--pipeline", "llamacpp", "--seed", "1", "--typical-p", "0.5"});
+        QCOMPARE(json["params"].toObject()["typical_p"].toDouble(), 0.5);
+    }
+
     // ---- the llamacpp preset's chain -------------------------------------------
 
     // common/sampling.cpp common_sampler_init with common/common.h's default
     // sampler list: logit bias first, then the default samplers in order.
     void llamaCppChainOrder() {
         QCOMPARE(step_names(preset_pipeline("llamacpp")),
-                 (std::vector<std::string>{"logit_bias", "repetition_penalty", "presence_frequency", "top_k", "top_p",
-                                           "min_p", "temperature"}));
+                 (std::vector<std::string>{"logit_bias", "repetition_penalty", "presence_frequency", "top_k",
+                                           "typical_p", "top_p", "min_p", "temperature"}));
     }
 };
 

@@ -26,6 +26,7 @@ double param_value(const SamplingParams& params, Param param) {
         case Param::TopK: return static_cast<double>(params.top_k);
         case Param::TopP: return params.top_p;
         case Param::MinP: return params.min_p;
+        case Param::TypicalP: return params.typical_p;
     }
     return 0.0;
 }
@@ -40,7 +41,8 @@ std::optional<std::string> param_error(Param param, double value) {
         case Param::Temperature: ok = ok && value >= 0.0; break;
         case Param::TopK: ok = ok && value >= 0.0 && value == std::floor(value) && value <= 9.0e15; break;
         case Param::TopP:
-        case Param::MinP: ok = ok && value >= 0.0 && value <= 1.0; break;
+        case Param::MinP:
+        case Param::TypicalP: ok = ok && value >= 0.0 && value <= 1.0; break;
     }
     if (ok) return std::nullopt;
     return std::string(info.key) + " must be " + std::string(info.valid_range) + ", got " + format_number(value);
@@ -56,6 +58,7 @@ void set_param(SamplingParams& params, Param param, double value) {
         case Param::TopK: params.top_k = static_cast<std::int64_t>(value); break;
         case Param::TopP: params.top_p = value; break;
         case Param::MinP: params.min_p = value; break;
+        case Param::TypicalP: params.typical_p = value; break;
     }
 }
 
@@ -95,6 +98,7 @@ bool uses_top_k(const SamplingParams& params, std::size_t vocab_size) {
 }
 bool uses_top_p(const SamplingParams& params) { return gate_top_p(params.top_p); }
 bool uses_min_p(const SamplingParams& params) { return gate_min_p(params.min_p); }
+bool uses_typical_p(const SamplingParams& params) { return gate_typical_p(params.typical_p); }
 
 namespace {
 

@@ -27,6 +27,7 @@ struct SamplingParams {
     std::int64_t top_k = 0;           // off at 0 or >= V
     double top_p = 1.0;               // off at >= 1
     double min_p = 0.0;               // off at 0
+    double typical_p = 1.0;           // off at 1 (llama.cpp's typ_p)
     std::optional<std::uint64_t> seed;  // engine-chosen when absent
     // The one list-valued parameter, so it has no row in kParams: its flag
     // (--logit-bias "id:bias,...") and its JSON key are read by
@@ -46,6 +47,8 @@ enum class Param : int {
     TopK,
     TopP,
     MinP,
+    // llama.cpp's extra samplers (docs/samplers.md); `spec` reads none of them.
+    TypicalP,
 };
 
 struct ParamInfo {
@@ -60,7 +63,7 @@ struct ParamInfo {
     std::string_view valid_range;  // as stated in error messages
 };
 
-inline constexpr std::array<ParamInfo, 7> kParams{{
+inline constexpr std::array<ParamInfo, 8> kParams{{
     {Param::RepetitionPenalty, "repetition_penalty", "Repetition penalty", 1.0, 0.5, 2.0, false,
      "For ids in prompt or output: l / r if l > 0, else l * r. Off at 1.", "> 0 and finite"},
     {Param::PresencePenalty, "presence_penalty", "Presence penalty", 0.0, -2.0, 2.0, false,
@@ -76,7 +79,15 @@ inline constexpr std::array<ParamInfo, 7> kParams{{
      "in [0, 1]"},
     {Param::MinP, "min_p", "Min-p", 0.0, 0.0, 1.0, false,
      "Keep ids with q >= min_p x max q over the kept set. Off at 0.", "in [0, 1]"},
+    {Param::TypicalP, "typical_p", "Typical-p", 1.0, 0.0, 1.0, false,
+     "Locally typical (llama.cpp): rank ids by |-log q - H|, H the entropy of q; keep the shortest prefix whose "
+     "mass passes p. Off at 1.",
+     "in [0, 1]"},
 }};
+
+// The parameters the contract (and the batch engine) has: the first rows of
+// kParams. The rest are read only by llama.cpp's extra stages.
+inline constexpr std::size_t kContractParamCount = 7;
 
 constexpr const ParamInfo& param_info(Param param) { return kParams[static_cast<std::size_t>(param)]; }
 
@@ -100,6 +111,7 @@ bool uses_temperature(const SamplingParams& params);
 bool uses_top_k(const SamplingParams& params, std::size_t vocab_size);
 bool uses_top_p(const SamplingParams& params);
 bool uses_min_p(const SamplingParams& params);
+bool uses_typical_p(const SamplingParams& params);
 
 // The logit bias as typed: "id:bias,id:bias" (white space around items
 // allowed; empty text is no bias). Each id a decimal integer >= 0, each bias

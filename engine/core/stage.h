@@ -18,6 +18,7 @@ enum class Stage : int {
     Greedy,
     Temperature,
     TopK,
+    TypicalP,
     TopP,
     MinP,
     Softmax,
@@ -36,7 +37,7 @@ struct StageInfo {
     bool contract;
 };
 
-inline constexpr std::array<StageInfo, 11> kStages{{
+inline constexpr std::array<StageInfo, 12> kStages{{
     {Stage::Widen, "widen", "Raw logits", "Each logit widened to f64; -inf ids can never be kept.", false, true},
     {Stage::LogitBias, "logit_bias", "Logit bias", "Each listed id's logit plus its bias; a bias of -inf bans the id.",
      false, false},
@@ -47,6 +48,8 @@ inline constexpr std::array<StageInfo, 11> kStages{{
     {Stage::Greedy, "greedy", "Greedy", "T = 0: the largest logit wins (ties to the lowest id); no draw.", false, true},
     {Stage::Temperature, "temperature", "Temperature", "Every logit divided by T.", false, true},
     {Stage::TopK, "top_k", "Top-k", "Keep the k best by (logit desc, id asc).", true, true},
+    {Stage::TypicalP, "typical_p", "Typical-p",
+     "Rank by |-log q - H| (H the entropy of q); keep the shortest such prefix whose mass passes p.", true, false},
     {Stage::TopP, "top_p", "Top-p", "Keep the shortest ranked prefix whose mass reaches p, crossing token included.",
      true, true},
     {Stage::MinP, "min_p", "Min-p", "Keep ids with q >= min_p x max q over the kept set.", true, true},

@@ -61,6 +61,8 @@ enum class Rule : int {
     // Min-p: the space the floor is compared in.
     MinPProb,
     MinPLog,
+    // Typical-p (llama.cpp only).
+    TypicalPLlamaCpp,
 };
 
 struct RuleInfo {
@@ -74,7 +76,7 @@ struct RuleInfo {
     bool unstable_ties;          // the stack breaks ties by an unstable sort (lower id here, flagged)
 };
 
-inline constexpr std::array<RuleInfo, 26> kRules{{
+inline constexpr std::array<RuleInfo, 27> kRules{{
     {Rule::LogitBiasAdd, Stage::LogitBias, "add", "l + bias", "llamacpp",
      "For each listed (id, bias): l[id] += bias; a bias of -inf bans the id. Applied first, before the penalties.",
      "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_logit_bias_apply; common/sampling.cpp "
@@ -182,6 +184,10 @@ inline constexpr std::array<RuleInfo, 26> kRules{{
     {Rule::MinPLog, Stage::MinP, "log", "l >= max l + log(min_p)", "llamacpp",
      "In log space: keep l >= max l + log(min_p) over the ids it sees.",
      "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_min_p_apply", false},
+    {Rule::TypicalPLlamaCpp, Stage::TypicalP, "llamacpp", "|-log q - H| ranked, mass > p", "llamacpp",
+     "H = -sum q log q; sort by |-log q - H| ascending; keep up to the first id whose running mass is > p "
+     "(and at least min_keep ids).",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_typical_apply", true},
 }};
 
 constexpr const RuleInfo& rule_info(Rule rule) { return kRules[static_cast<std::size_t>(rule)]; }

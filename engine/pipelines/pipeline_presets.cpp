@@ -10,8 +10,8 @@
 //   hf:       huggingface/transformers src/transformers/generation/utils.py
 //             GenerationMixin._get_logits_processor (repetition ... temperature, top-k, top-p, min-p)
 //   llamacpp: ggml-org/llama.cpp common/sampling.cpp common_sampler_init and common/common.h
-//             common_params_sampling::samplers (logit bias first, then penalties, top_k, top_p,
-//             min_p, temperature; dist)
+//             common_params_sampling::samplers (logit bias first, then penalties, top_k, typ_p,
+//             top_p, min_p, temperature; dist)
 //   vllm-cuda: vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.forward_cuda
 //             and flashinfer_sample (top_k_top_p_sampling_from_logits, "top_k_first": mask the logits to
 //             the top k, softmax, top-p by FlashInfer's pivot; top_p_ / top_k_sampling_from_probs alone)
@@ -146,6 +146,7 @@ Pipeline preset_pipeline(std::string_view name) {
                           step(S::RepetitionPenalty, R::RepetitionLastN),
                           step(S::PresenceFrequency, R::PresenceFrequencyLastN),
                           step(S::TopK, R::TopKExactUnstable),
+                          step(S::TypicalP, R::TypicalPLlamaCpp),
                           step(S::TopP, R::TopPInclusiveCumsum),
                           step(S::MinP, R::MinPLog),
                           step(S::Temperature, R::TemperatureLlamaCpp)};
@@ -202,7 +203,7 @@ Pipeline custom_pipeline(std::string_view stage_list) {
         } else {
             throw InputError("stages", "unknown stage \"" + parts[0] +
                                            "\"; known: penalties, repetition_penalty, presence_frequency, greedy, "
-                                           "temperature, top_k, top_p, min_p, logit_bias");
+                                           "temperature, top_k, top_p, min_p, logit_bias, typical_p");
         }
         bool joint = false;
         std::optional<Rule> rule;

@@ -48,5 +48,6 @@ extern const StageUnit kTemperatureUnit;
 extern const StageUnit kTopKUnit;
 extern const StageUnit kTopPUnit;
 extern const StageUnit kMinPUnit;
+extern const StageUnit kTypicalPUnit;
 
 }  // namespace samplescope

@@ -9,9 +9,9 @@ namespace samplescope {
 
 namespace {
 
-const std::array<const StageUnit*, 8> kUnits{&kLogitBiasUnit, &kRepetitionPenaltyUnit, &kPresenceFrequencyUnit,
+const std::array<const StageUnit*, 9> kUnits{&kLogitBiasUnit, &kRepetitionPenaltyUnit, &kPresenceFrequencyUnit,
                                              &kGreedyUnit,    &kTemperatureUnit,       &kTopKUnit,
-                                             &kTopPUnit,      &kMinPUnit};
+                                             &kTypicalPUnit,  &kTopPUnit,              &kMinPUnit};
 
 }  // namespace
 

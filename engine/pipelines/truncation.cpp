@@ -60,6 +60,7 @@ void apply_outcome(RowState& row, TruncationOutcome outcome, StepReport& report,
     shown.crossing_mass = outcome.shown.crossing_mass;
     shown.max_prob = outcome.shown.max_prob;
     shown.prob_floor = outcome.shown.prob_floor;
+    shown.entropy = outcome.shown.entropy;
     shown.walk_ids = std::move(outcome.shown.walk_ids);
     shown.walk_mass = std::move(outcome.shown.walk_mass);
 }

@@ -70,6 +70,8 @@ QString inactiveReason(const SampleTrace& trace, Stage stage) {
             return QStringLiteral("Off: top_p = %1 (off at >= 1).\nEvery candidate passes.").arg(exact(p.top_p));
         case Stage::MinP:
             return QStringLiteral("Off: min_p = %1 (off at 0).\nEvery candidate passes.").arg(exact(p.min_p));
+        case Stage::TypicalP:
+            return QStringLiteral("Off: typical_p = %1 (off at 1).\nEvery candidate passes.").arg(exact(p.typical_p));
         case Stage::LogitBias:
             return QStringLiteral("Off: no logit bias given.\nThe distribution passes through unchanged.");
         default: return QStringLiteral("Off.");
@@ -227,7 +229,14 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     ids_by_key_.clear();
     axisRect()->setBackground(Qt::NoBrush);
     const auto& info = stage_info(stage_);
-    const QString number = QString::number(static_cast<int>(stage_) + 1);
+    // The contract's stages are numbered in its order (the main view's grid);
+    // llama.cpp's extra stages, shown in pipelines only, carry no number.
+    int position = 1;
+    for (const auto& other : kStages) {
+        if (other.stage == stage_) break;
+        position += other.contract ? 1 : 0;
+    }
+    const QString number = info.contract ? QString::number(position) : QStringLiteral("+");
     const QString title = QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size()));
     if (!view_ptr) {
         title_->setText(number + QStringLiteral(". ") + title);
@@ -512,6 +521,14 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         addNote(QStringLiteral("floor = min_p x max q = %1 x %2 = %3")
                      .arg(num(view.trace->params.min_p, 6), num(*now.max_prob, 6), num(*now.prob_floor, 6)));
         if (*now.prob_floor > yAxis->range().upper) yAxis->setRangeUpper(*now.prob_floor * 1.2);
+    } else if (stage_ == Stage::TypicalP && now.entropy && now.crossing_rank) {
+        // The most typical q is exp(-H) (score 0); ids are kept by nearness to it in log q.
+        const double typical = std::exp(-*now.entropy);
+        horizontal_line(typical, yAxis, QStringLiteral("exp(-H) %1").arg(num(typical, 4)));
+        addNote(QStringLiteral("H = %1 nats; kept the %2 ids nearest exp(-H), mass %3 > p = %4")
+                    .arg(num(*now.entropy, 6), countText(*now.crossing_rank), num(*now.crossing_mass, 6),
+                         num(view.trace->params.typical_p, 6)));
+        if (typical > yAxis->range().upper) yAxis->setRangeUpper(typical * 1.2);
     } else if (stage_ == Stage::LogitBias && now.active) {
         // No threshold: the bars before and after show each biased logit's effect.
         addNote(QStringLiteral("l + bias for %1 (-inf bans)")
