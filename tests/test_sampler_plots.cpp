@@ -23,6 +23,7 @@ SamplingParams every_stage_on() {
     params.seed = 7;
     params.logit_bias = parse_logit_bias("0:1.5,5:-inf");
     params.typical_p = 0.6;
+    params.top_n_sigma = 1.0;
     return params;
 }
 

@@ -267,14 +267,78 @@ private slots:
         QCOMPARE(json["params"].toObject()["typical_p"].toDouble(), 0.5);
     }
 
+    // ---- top-n-sigma ------------------------------------------------------------
+
+    // ggml-org/llama.cpp tests/test-sampling.cpp: test_top_n_sigma({0.1, 0.2,
+    // 0.3, 0.4}, {0, 0, 0.428571, 0.571429}, 1), and n = 0 (a no-op since
+    // llama.cpp PR 13345) and n = 3 keeping all four.
+    void topNSigmaLlamaCppTestValues() {
+        const auto logits = logits_of({0.1, 0.2, 0.3, 0.4});
+        SamplingParams params;
+        params.top_n_sigma = 1.0;
+        expect_q(run("top_n_sigma", logits, params), {0.0, 0.0, 0.428571, 0.571429}, 1e-5);
+        params.top_n_sigma = 0.0;
+        const PipelineTrace zero = run("top_n_sigma", logits, params);
+        QVERIFY(!stage_of(zero, Stage::TopNSigma).active);
+        expect_q(zero, {0.1, 0.2, 0.3, 0.4}, 1e-12);
+        params.top_n_sigma = 3.0;
+        expect_q(run("top_n_sigma", logits, params), {0.1, 0.2, 0.3, 0.4}, 1e-12);
+    }
+
+    // Logits (0, 1, 2, 3): mean 1.5, sigma sqrt(1.25); floor = 3 - n sqrt(1.25).
+    // -inf logits take no part (the kept set holds only finite ones).
+    void topNSigmaBoundaries() {
+        SamplingParams params;
+        params.top_n_sigma = 1.0;
+        const PipelineTrace t = run("top_n_sigma", {0.0, 1.0, 2.0, 3.0, -kInf}, params);
+        const StageTrace& s = stage_of(t, Stage::TopNSigma);
+        QCOMPARE(*s.logit_mean, 1.5);
+        QCOMPARE(*s.logit_sigma, std::sqrt(1.25));
+        QCOMPARE(*s.max_logit, 3.0);
+        QCOMPARE(*s.logit_floor, 3.0 - std::sqrt(1.25));
+        QCOMPARE(t.trace.final_kept(), (IdList{2, 3}));
+        // (0, 4, 2 x 6): mean 2, sigma 1, so n = 2 puts the floor exactly at
+        // l = 2, which stays (only l < floor is dropped).
+        params.top_n_sigma = 2.0;
+        const PipelineTrace at = run("top_n_sigma", {0.0, 4.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0}, params);
+        QCOMPARE(*stage_of(at, Stage::TopNSigma).logit_sigma, 1.0);
+        QCOMPARE(*stage_of(at, Stage::TopNSigma).logit_floor, 2.0);
+        QCOMPARE(at.trace.final_kept(), (IdList{1, 2, 3, 4, 5, 6, 7}));
+        // Off at n <= 0 (default -1); one candidate passes.
+        params.top_n_sigma = -1.0;
+        QVERIFY(!stage_of(run("top_n_sigma", {0.0, 3.0}, params), Stage::TopNSigma).active);
+        params.top_n_sigma = 0.5;
+        const PipelineTrace one = run("top_n_sigma", {-kInf, 3.0}, params);
+        QCOMPARE(one.trace.final_kept(), (IdList{1}));
+        // Equal logits: sigma 0, every id stays.
+        QCOMPARE(run("top_n_sigma", {1.0, 1.0, 1.0}, params).trace.final_kept(), (IdList{0, 1, 2}));
+    }
+
+    void topNSigmaInTheChainAndRefusals() {
+        SamplingParams params;
+        params.top_n_sigma = 1.0;
+        const PipelineTrace t = run(preset_pipeline("llamacpp"), logits_of({0.1, 0.2, 0.3, 0.4}), params);
+        QVERIFY(stage_of(t, Stage::TopNSigma).active);
+        QVERIFY(t.ignored_params.empty());
+        QCOMPARE(run(preset_pipeline("spec"), {1.0, 2.0}, params).ignored_params,
+                 (std::vector<std::string>{"top_n_sigma"}));
+        expect_cli_refused({"--values", "1,2,3", "--pipeline", "llamacpp", "--seed", "1", "--top-n-sigma", "inf"},
+                           {"top_n_sigma must be finite, got inf"});
+        expect_cli_refused({"--values", "1,2,3", "--pipeline", "llamacpp", "--seed", "1", "--top-n-sigma", "nan"},
+                           {"top_n_sigma must be finite, got nan"});
+        const QJsonObject json =
+            cli_json({"--values", "0,1,2,3", "--pipeline", "llamacpp", "--seed", "1", "--top-n-sigma", "1"});
+        QCOMPARE(json["params"].toObject()["top_n_sigma"].toDouble(), 1.0);
+    }
+
     // ---- the llamacpp preset's chain -------------------------------------------
 
     // common/sampling.cpp common_sampler_init with common/common.h's default
     // sampler list: logit bias first, then the default samplers in order.
     void llamaCppChainOrder() {
         QCOMPARE(step_names(preset_pipeline("llamacpp")),
-                 (std::vector<std::string>{"logit_bias", "repetition_penalty", "presence_frequency", "top_k",
-                                           "typical_p", "top_p", "min_p", "temperature"}));
+                 (std::vector<std::string>{"logit_bias", "repetition_penalty", "presence_frequency", "top_n_sigma",
+                                           "top_k", "typical_p", "top_p", "min_p", "temperature"}));
     }
 };
 

@@ -27,6 +27,7 @@ double param_value(const SamplingParams& params, Param param) {
         case Param::TopP: return params.top_p;
         case Param::MinP: return params.min_p;
         case Param::TypicalP: return params.typical_p;
+        case Param::TopNSigma: return params.top_n_sigma;
     }
     return 0.0;
 }
@@ -37,7 +38,8 @@ std::optional<std::string> param_error(Param param, double value) {
     switch (param) {
         case Param::RepetitionPenalty: ok = ok && value > 0.0; break;
         case Param::PresencePenalty:
-        case Param::FrequencyPenalty: break;
+        case Param::FrequencyPenalty:
+        case Param::TopNSigma: break;
         case Param::Temperature: ok = ok && value >= 0.0; break;
         case Param::TopK: ok = ok && value >= 0.0 && value == std::floor(value) && value <= 9.0e15; break;
         case Param::TopP:
@@ -59,6 +61,7 @@ void set_param(SamplingParams& params, Param param, double value) {
         case Param::TopP: params.top_p = value; break;
         case Param::MinP: params.min_p = value; break;
         case Param::TypicalP: params.typical_p = value; break;
+        case Param::TopNSigma: params.top_n_sigma = value; break;
     }
 }
 
@@ -99,6 +102,7 @@ bool uses_top_k(const SamplingParams& params, std::size_t vocab_size) {
 bool uses_top_p(const SamplingParams& params) { return gate_top_p(params.top_p); }
 bool uses_min_p(const SamplingParams& params) { return gate_min_p(params.min_p); }
 bool uses_typical_p(const SamplingParams& params) { return gate_typical_p(params.typical_p); }
+bool uses_top_n_sigma(const SamplingParams& params) { return gate_top_n_sigma(params.top_n_sigma); }
 
 namespace {
 

@@ -28,6 +28,7 @@ struct SamplingParams {
     double top_p = 1.0;               // off at >= 1
     double min_p = 0.0;               // off at 0
     double typical_p = 1.0;           // off at 1 (llama.cpp's typ_p)
+    double top_n_sigma = -1.0;        // off at <= 0
     std::optional<std::uint64_t> seed;  // engine-chosen when absent
     // The one list-valued parameter, so it has no row in kParams: its flag
     // (--logit-bias "id:bias,...") and its JSON key are read by
@@ -49,6 +50,7 @@ enum class Param : int {
     MinP,
     // llama.cpp's extra samplers (docs/samplers.md); `spec` reads none of them.
     TypicalP,
+    TopNSigma,
 };
 
 struct ParamInfo {
@@ -63,7 +65,7 @@ struct ParamInfo {
     std::string_view valid_range;  // as stated in error messages
 };
 
-inline constexpr std::array<ParamInfo, 8> kParams{{
+inline constexpr std::array<ParamInfo, 9> kParams{{
     {Param::RepetitionPenalty, "repetition_penalty", "Repetition penalty", 1.0, 0.5, 2.0, false,
      "For ids in prompt or output: l / r if l > 0, else l * r. Off at 1.", "> 0 and finite"},
     {Param::PresencePenalty, "presence_penalty", "Presence penalty", 0.0, -2.0, 2.0, false,
@@ -83,6 +85,10 @@ inline constexpr std::array<ParamInfo, 8> kParams{{
      "Locally typical (llama.cpp): rank ids by |-log q - H|, H the entropy of q; keep the shortest prefix whose "
      "mass passes p. Off at 1.",
      "in [0, 1]"},
+    {Param::TopNSigma, "top_n_sigma", "Top-n-sigma", -1.0, -1.0, 5.0, false,
+     "Keep logits >= max l - n x sigma, sigma the standard deviation of the candidates' logits (llama.cpp). Off at "
+     "n <= 0.",
+     "finite"},
 }};
 
 // The parameters the contract (and the batch engine) has: the first rows of
@@ -112,6 +118,7 @@ bool uses_top_k(const SamplingParams& params, std::size_t vocab_size);
 bool uses_top_p(const SamplingParams& params);
 bool uses_min_p(const SamplingParams& params);
 bool uses_typical_p(const SamplingParams& params);
+bool uses_top_n_sigma(const SamplingParams& params);
 
 // The logit bias as typed: "id:bias,id:bias" (white space around items
 // allowed; empty text is no bias). Each id a decimal integer >= 0, each bias

@@ -17,6 +17,7 @@ enum class Stage : int {
     PresenceFrequency,
     Greedy,
     Temperature,
+    TopNSigma,
     TopK,
     TypicalP,
     TopP,
@@ -37,7 +38,7 @@ struct StageInfo {
     bool contract;
 };
 
-inline constexpr std::array<StageInfo, 12> kStages{{
+inline constexpr std::array<StageInfo, 13> kStages{{
     {Stage::Widen, "widen", "Raw logits", "Each logit widened to f64; -inf ids can never be kept.", false, true},
     {Stage::LogitBias, "logit_bias", "Logit bias", "Each listed id's logit plus its bias; a bias of -inf bans the id.",
      false, false},
@@ -47,6 +48,8 @@ inline constexpr std::array<StageInfo, 12> kStages{{
      "Ids generated c > 0 times lose frequency x c + presence.", false, true},
     {Stage::Greedy, "greedy", "Greedy", "T = 0: the largest logit wins (ties to the lowest id); no draw.", false, true},
     {Stage::Temperature, "temperature", "Temperature", "Every logit divided by T.", false, true},
+    {Stage::TopNSigma, "top_n_sigma", "Top-n-sigma", "Keep logits >= max l - n x sigma of the candidates' logits.",
+     true, false},
     {Stage::TopK, "top_k", "Top-k", "Keep the k best by (logit desc, id asc).", true, true},
     {Stage::TypicalP, "typical_p", "Typical-p",
      "Rank by |-log q - H| (H the entropy of q); keep the shortest such prefix whose mass passes p.", true, false},

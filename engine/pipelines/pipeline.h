@@ -63,6 +63,8 @@ enum class Rule : int {
     MinPLog,
     // Typical-p (llama.cpp only).
     TypicalPLlamaCpp,
+    // Top-n-sigma (llama.cpp only).
+    TopNSigmaLlamaCpp,
 };
 
 struct RuleInfo {
@@ -76,7 +78,7 @@ struct RuleInfo {
     bool unstable_ties;          // the stack breaks ties by an unstable sort (lower id here, flagged)
 };
 
-inline constexpr std::array<RuleInfo, 27> kRules{{
+inline constexpr std::array<RuleInfo, 28> kRules{{
     {Rule::LogitBiasAdd, Stage::LogitBias, "add", "l + bias", "llamacpp",
      "For each listed (id, bias): l[id] += bias; a bias of -inf bans the id. Applied first, before the penalties.",
      "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_logit_bias_apply; common/sampling.cpp "
@@ -188,6 +190,9 @@ inline constexpr std::array<RuleInfo, 27> kRules{{
      "H = -sum q log q; sort by |-log q - H| ascending; keep up to the first id whose running mass is > p "
      "(and at least min_keep ids).",
      "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_typical_apply", true},
+    {Rule::TopNSigmaLlamaCpp, Stage::TopNSigma, "llamacpp", "l >= max - n sigma", "llamacpp",
+     "Over the finite logits: max, mean and population sigma; drop l < max - n x sigma. One candidate passes.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_top_n_sigma_apply", false},
 }};
 
 constexpr const RuleInfo& rule_info(Rule rule) { return kRules[static_cast<std::size_t>(rule)]; }

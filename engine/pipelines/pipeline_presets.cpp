@@ -10,7 +10,7 @@
 //   hf:       huggingface/transformers src/transformers/generation/utils.py
 //             GenerationMixin._get_logits_processor (repetition ... temperature, top-k, top-p, min-p)
 //   llamacpp: ggml-org/llama.cpp common/sampling.cpp common_sampler_init and common/common.h
-//             common_params_sampling::samplers (logit bias first, then penalties, top_k, typ_p,
+//             common_params_sampling::samplers (logit bias first, then penalties, top_n_sigma, top_k, typ_p,
 //             top_p, min_p, temperature; dist)
 //   vllm-cuda: vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.forward_cuda
 //             and flashinfer_sample (top_k_top_p_sampling_from_logits, "top_k_first": mask the logits to
@@ -145,6 +145,7 @@ Pipeline preset_pipeline(std::string_view name) {
         pipeline.steps = {step(S::LogitBias, R::LogitBiasAdd),
                           step(S::RepetitionPenalty, R::RepetitionLastN),
                           step(S::PresenceFrequency, R::PresenceFrequencyLastN),
+                          step(S::TopNSigma, R::TopNSigmaLlamaCpp),
                           step(S::TopK, R::TopKExactUnstable),
                           step(S::TypicalP, R::TypicalPLlamaCpp),
                           step(S::TopP, R::TopPInclusiveCumsum),
@@ -203,7 +204,7 @@ Pipeline custom_pipeline(std::string_view stage_list) {
         } else {
             throw InputError("stages", "unknown stage \"" + parts[0] +
                                            "\"; known: penalties, repetition_penalty, presence_frequency, greedy, "
-                                           "temperature, top_k, top_p, min_p, logit_bias, typical_p");
+                                           "temperature, top_k, top_p, min_p, logit_bias, typical_p, top_n_sigma");
         }
         bool joint = false;
         std::optional<Rule> rule;

@@ -49,5 +49,6 @@ extern const StageUnit kTopKUnit;
 extern const StageUnit kTopPUnit;
 extern const StageUnit kMinPUnit;
 extern const StageUnit kTypicalPUnit;
+extern const StageUnit kTopNSigmaUnit;
 
 }  // namespace samplescope

@@ -9,9 +9,10 @@ namespace samplescope {
 
 namespace {
 
-const std::array<const StageUnit*, 9> kUnits{&kLogitBiasUnit, &kRepetitionPenaltyUnit, &kPresenceFrequencyUnit,
-                                             &kGreedyUnit,    &kTemperatureUnit,       &kTopKUnit,
-                                             &kTypicalPUnit,  &kTopPUnit,              &kMinPUnit};
+const std::array<const StageUnit*, 10> kUnits{&kLogitBiasUnit, &kRepetitionPenaltyUnit, &kPresenceFrequencyUnit,
+                                              &kGreedyUnit,    &kTemperatureUnit,       &kTopNSigmaUnit,
+                                              &kTopKUnit,      &kTypicalPUnit,          &kTopPUnit,
+                                              &kMinPUnit};
 
 }  // namespace
 

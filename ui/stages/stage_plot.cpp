@@ -70,6 +70,8 @@ QString inactiveReason(const SampleTrace& trace, Stage stage) {
             return QStringLiteral("Off: top_p = %1 (off at >= 1).\nEvery candidate passes.").arg(exact(p.top_p));
         case Stage::MinP:
             return QStringLiteral("Off: min_p = %1 (off at 0).\nEvery candidate passes.").arg(exact(p.min_p));
+        case Stage::TopNSigma:
+            return QStringLiteral("Off: top_n_sigma = %1 (off at <= 0).\nEvery candidate passes.").arg(exact(p.top_n_sigma));
         case Stage::TypicalP:
             return QStringLiteral("Off: typical_p = %1 (off at 1).\nEvery candidate passes.").arg(exact(p.typical_p));
         case Stage::LogitBias:
@@ -529,6 +531,32 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
                     .arg(num(*now.entropy, 6), countText(*now.crossing_rank), num(*now.crossing_mass, 6),
                          num(view.trace->params.typical_p, 6)));
         if (typical > yAxis->range().upper) yAxis->setRangeUpper(typical * 1.2);
+    } else if (stage_ == Stage::TopNSigma && now.logit_floor) {
+        // The floor is a logit: drawn on the logit axis, with the ranked logits as diamonds.
+        yAxis2->setVisible(true);
+        yAxis2->setLabel(QStringLiteral("logit (diamonds)"));
+        yAxis2->setScaleType(QCPAxis::stLinear);
+        double low = *now.logit_floor;
+        double high = *now.max_logit;
+        QVector<double> keys, logits;
+        for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
+            keys << static_cast<double>(i + 1);
+            logits << stage_data.top[i].logit;
+            low = std::min(low, stage_data.top[i].logit);
+            high = std::max(high, stage_data.top[i].logit);
+        }
+        const double pad = std::max((high - low) * 0.1, 0.5);
+        yAxis2->setRange(low - pad, high + pad * 2.0);
+        auto* dots = addGraph(xAxis, yAxis2);
+        dots->setObjectName(QStringLiteral("logits"));
+        dots->setName(QStringLiteral("logit"));
+        dots->setLineStyle(QCPGraph::lsNone);
+        dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, palette::kBlack, palette::kBlack, 5));
+        dots->setData(keys, logits, true);
+        horizontal_line(*now.logit_floor, yAxis2, QStringLiteral("max - n sigma %1").arg(num(*now.logit_floor, 5)));
+        addNote(QStringLiteral("floor = %1 - %2 x %3 = %4 (mean %5)")
+                    .arg(num(*now.max_logit, 6), num(view.trace->params.top_n_sigma, 6), num(*now.logit_sigma, 6),
+                         num(*now.logit_floor, 6), num(*now.logit_mean, 6)));
     } else if (stage_ == Stage::LogitBias && now.active) {
         // No threshold: the bars before and after show each biased logit's effect.
         addNote(QStringLiteral("l + bias for %1 (-inf bans)")
