@@ -96,6 +96,9 @@ void add_request_options(CLI::App& app, RequestOptions& options) {
         option->default_str(format_number(info.default_value));
         option->check(non_empty_value());
     }
+    app.add_option("--logit-bias", options.logit_bias,
+                   "Added to the listed logits before the penalties, \"id:bias,id:bias\" (a bias of -inf bans the "
+                   "id); read by the pipelines with a logit_bias step (llamacpp). Off when empty.");
     app.add_option("--seed", options.seed, "Seed, a decimal integer in [0, 2^64-1]; chosen and reported when absent")
         ->check(non_empty_value());
     app.add_option("--prompt-ids", options.prompt_ids, "Prompt ids, e.g. \"1,2,2\" (repetition penalty)");
@@ -170,6 +173,8 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
         set_param(out.params, *param, *value);
     }
     if (!options.seed.empty()) out.params.seed = parse_seed(trim(options.seed));
+    out.params.logit_bias = parse_logit_bias(options.logit_bias);
+    check_logit_bias(out.params.logit_bias, out.logits.size());
     out.prompt_ids = options.prompt_ids.empty() ? file_prompt_ids : parse_id_list(options.prompt_ids, "prompt_ids");
     out.output_ids = options.output_ids.empty() ? file_output_ids : parse_id_list(options.output_ids, "output_ids");
     if (!options.vocab_file.empty()) {

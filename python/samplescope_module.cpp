@@ -98,6 +98,8 @@ Flags flags_of(const std::vector<double>& logits, const py::kwargs& kwargs, cons
                                                                                                : py::str(value));
         } else if (key == "seed") {
             flags.request.seed = py::cast<std::string>(py::str(value));
+        } else if (key == "logit_bias") {
+            flags.request.logit_bias = py::cast<std::string>(value);
         } else if (key == "prompt_ids") {
             flags.request.prompt_ids = id_list_text(value);
         } else if (key == "output_ids") {

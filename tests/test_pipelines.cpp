@@ -320,9 +320,11 @@ private slots:
         const auto t = run("llamacpp", {1, 2, 3}, SamplingParams{});
         std::vector<Stage> order;
         for (const auto& s : t.trace.stages) order.push_back(s.stage);
-        QCOMPARE(order, (std::vector<Stage>{Stage::Widen, Stage::RepetitionPenalty, Stage::PresenceFrequency,
-                                            Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature,
-                                            Stage::Softmax, Stage::Draw}));
+        QCOMPARE(order, (std::vector<Stage>{Stage::Widen, Stage::LogitBias, Stage::RepetitionPenalty,
+                                            Stage::PresenceFrequency, Stage::TopNSigma, Stage::TopK,
+                                            Stage::TypicalP, Stage::TopP,
+                                            Stage::MinP,
+                                            Stage::Temperature, Stage::Softmax, Stage::Draw}));
         QCOMPARE(t.reports.size(), t.trace.stages.size());
     }
 

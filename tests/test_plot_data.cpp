@@ -44,6 +44,7 @@ private slots:
             const SampleTrace trace = trace_once(logits, params);
             const std::size_t top_n = 1 + rng() % 30;
             for (const auto& info : kStages) {
+                if (!info.contract) continue;  // the contract's trace holds only its own stages
                 const auto data = makeStagePlotData(trace, info.stage, top_n);
                 const StageTrace& stage = trace.stage(info.stage);
                 std::size_t kept_shown = 0;

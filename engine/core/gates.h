@@ -22,6 +22,9 @@ SS_HD constexpr bool gate_temperature(double temperature) {
 SS_HD constexpr bool gate_top_k(std::int64_t top_k, std::int64_t vocab) { return top_k > 0 && top_k < vocab; }
 SS_HD constexpr bool gate_top_p(double top_p) { return top_p < 1.0; }
 SS_HD constexpr bool gate_min_p(double min_p) { return min_p > 0.0; }
+// llama.cpp's extra samplers (reference only; the batch engine has none).
+SS_HD constexpr bool gate_typical_p(double typical_p) { return typical_p < 1.0; }
+SS_HD constexpr bool gate_top_n_sigma(double n) { return n > 0.0; }
 
 // A request's top_k (0 = off) as the batch engine's rows hold it (V = off), and back.
 SS_HD constexpr std::int64_t top_k_to_row(std::int64_t top_k, std::int64_t vocab) {

@@ -34,8 +34,14 @@ struct StageTrace {
     std::optional<double> crossing_mass;        // top-p: the running mass at that token
     std::optional<double> max_prob;             // min-p: max q over the kept set it saw
     std::optional<double> prob_floor;           // min-p: min_p x max q
+    std::optional<double> entropy;              // typical-p: H = -sum q log q over the ids it saw (nats)
+    std::optional<double> max_logit;            // top-n-sigma: the largest candidate logit
+    std::optional<double> logit_mean;           // top-n-sigma: the candidates' mean logit
+    std::optional<double> logit_sigma;          // top-n-sigma: their population standard deviation
+    std::optional<double> logit_floor;          // top-n-sigma: max - n x sigma (logits below it are dropped)
 
     // top-p: the ids it walked, in rank order, up to and including the crossing
+    // one (typical-p: in its own order, by |-log q - H|),
     // one, with the running mass after each (the cumulative curve of the plot).
     std::shared_ptr<const IdList> walk_ids;
     std::shared_ptr<const Values> walk_mass;

@@ -42,6 +42,15 @@ RowRequest row_request_from_json(const nlohmann::json& object, const std::string
             } else {
                 throw InputError("seed", where + ": seed must be a decimal string, got " + value.dump());
             }
+        } else if (key == "logit_bias") {
+            if (!value.is_string()) {
+                throw InputError(key, where + ": logit_bias must be a string \"id:bias,...\", got " + value.dump());
+            }
+            try {
+                row.params.logit_bias = parse_logit_bias(value.get<std::string>());
+            } catch (const InputError& error) {
+                throw InputError(key, where + ": " + error.what());
+            }
         } else if (key == "prompt_ids") {
             row.prompt_ids = id_list(value, key, where);
         } else if (key == "output_ids") {
@@ -122,6 +131,7 @@ nlohmann::ordered_json params_to_json(const SamplingParams& params) {
             out[std::string(info.key)] = param_value(params, info.param);
         }
     }
+    out["logit_bias"] = format_logit_bias(params.logit_bias);
     out["seed"] = params.seed ? nlohmann::ordered_json(std::to_string(*params.seed)) : nlohmann::ordered_json(nullptr);
     return out;
 }

@@ -31,6 +31,13 @@ nlohmann::ordered_json stage_to_json(const StageTrace& stage, const TraceJsonOpt
         out["probs"] = *stage.probs;
     }
     if (stage.kth_logit) out["kth_logit"] = *stage.kth_logit;
+    if (stage.entropy) out["entropy"] = *stage.entropy;
+    if (stage.logit_floor) {
+        out["max_logit"] = *stage.max_logit;
+        out["logit_mean"] = *stage.logit_mean;
+        out["logit_sigma"] = *stage.logit_sigma;
+        out["logit_floor"] = *stage.logit_floor;
+    }
     if (stage.crossing_rank) {
         out["crossing_rank"] = *stage.crossing_rank;
         out["crossing_id"] = *stage.crossing_id;

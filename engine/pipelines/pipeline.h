@@ -27,6 +27,8 @@ namespace samplescope {
 // Every rule a step can follow. Several stacks share a rule; the table below
 // names them and the source each was read in.
 enum class Rule : int {
+    // Logit bias: added to the listed logits.
+    LogitBiasAdd,
     // Repetition penalty: which ids it covers (the sign test is the same everywhere).
     RepetitionContext,
     RepetitionOutputOnly,
@@ -59,6 +61,10 @@ enum class Rule : int {
     // Min-p: the space the floor is compared in.
     MinPProb,
     MinPLog,
+    // Typical-p (llama.cpp only).
+    TypicalPLlamaCpp,
+    // Top-n-sigma (llama.cpp only).
+    TopNSigmaLlamaCpp,
 };
 
 struct RuleInfo {
@@ -72,7 +78,12 @@ struct RuleInfo {
     bool unstable_ties;          // the stack breaks ties by an unstable sort (lower id here, flagged)
 };
 
-inline constexpr std::array<RuleInfo, 25> kRules{{
+inline constexpr std::array<RuleInfo, 28> kRules{{
+    {Rule::LogitBiasAdd, Stage::LogitBias, "add", "l + bias", "llamacpp",
+     "For each listed (id, bias): l[id] += bias; a bias of -inf bans the id. Applied first, before the penalties.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_logit_bias_apply; common/sampling.cpp "
+     "common_sampler_init (logit bias added to the chain first)",
+     false},
     {Rule::RepetitionContext, Stage::RepetitionPenalty, "context", "Prompt and output ids",
      "spec, vllm, hf", "Every distinct id of prompt and output: l > 0 ? l / r : l * r.",
      "vllm-project/vllm vllm/model_executor/layers/utils.py apply_penalties; huggingface/transformers "
@@ -175,6 +186,13 @@ inline constexpr std::array<RuleInfo, 25> kRules{{
     {Rule::MinPLog, Stage::MinP, "log", "l >= max l + log(min_p)", "llamacpp",
      "In log space: keep l >= max l + log(min_p) over the ids it sees.",
      "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_min_p_apply", false},
+    {Rule::TypicalPLlamaCpp, Stage::TypicalP, "llamacpp", "|-log q - H| ranked, mass > p", "llamacpp",
+     "H = -sum q log q; sort by |-log q - H| ascending; keep up to the first id whose running mass is > p "
+     "(and at least min_keep ids).",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_typical_apply", true},
+    {Rule::TopNSigmaLlamaCpp, Stage::TopNSigma, "llamacpp", "l >= max - n sigma", "llamacpp",
+     "Over the finite logits: max, mean and population sigma; drop l < max - n x sigma. One candidate passes.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_top_n_sigma_apply", false},
 }};
 
 constexpr const RuleInfo& rule_info(Rule rule) { return kRules[static_cast<std::size_t>(rule)]; }

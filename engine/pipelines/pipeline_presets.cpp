@@ -10,7 +10,8 @@
 //   hf:       huggingface/transformers src/transformers/generation/utils.py
 //             GenerationMixin._get_logits_processor (repetition ... temperature, top-k, top-p, min-p)
 //   llamacpp: ggml-org/llama.cpp common/sampling.cpp common_sampler_init and common/common.h
-//             common_params_sampling::samplers (penalties, top_k, top_p, min_p, temperature; dist)
+//             common_params_sampling::samplers (logit bias first, then penalties, top_n_sigma, top_k, typ_p,
+//             top_p, min_p, temperature; dist)
 //   vllm-cuda: vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.forward_cuda
 //             and flashinfer_sample (top_k_top_p_sampling_from_logits, "top_k_first": mask the logits to
 //             the top k, softmax, top-p by FlashInfer's pivot; top_p_ / top_k_sampling_from_probs alone)
@@ -141,9 +142,12 @@ Pipeline preset_pipeline(std::string_view name) {
         // Temperature last: the truncations see the T = 1 distribution; T <= 0
         // is handled by the temperature sampler itself, so there is no greedy step.
         pipeline.penalty_last_n = 64;
-        pipeline.steps = {step(S::RepetitionPenalty, R::RepetitionLastN),
+        pipeline.steps = {step(S::LogitBias, R::LogitBiasAdd),
+                          step(S::RepetitionPenalty, R::RepetitionLastN),
                           step(S::PresenceFrequency, R::PresenceFrequencyLastN),
+                          step(S::TopNSigma, R::TopNSigmaLlamaCpp),
                           step(S::TopK, R::TopKExactUnstable),
+                          step(S::TypicalP, R::TypicalPLlamaCpp),
                           step(S::TopP, R::TopPInclusiveCumsum),
                           step(S::MinP, R::MinPLog),
                           step(S::Temperature, R::TemperatureLlamaCpp)};
@@ -200,7 +204,7 @@ Pipeline custom_pipeline(std::string_view stage_list) {
         } else {
             throw InputError("stages", "unknown stage \"" + parts[0] +
                                            "\"; known: penalties, repetition_penalty, presence_frequency, greedy, "
-                                           "temperature, top_k, top_p, min_p");
+                                           "temperature, top_k, top_p, min_p, logit_bias, typical_p, top_n_sigma");
         }
         bool joint = false;
         std::optional<Rule> rule;
@@ -228,7 +232,7 @@ Pipeline custom_pipeline(std::string_view stage_list) {
         std::size_t at = 0;
         for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
             const auto s = pipeline.steps[i].stage;
-            if (s == Stage::RepetitionPenalty || s == Stage::PresenceFrequency) at = i + 1;
+            if (s == Stage::LogitBias || s == Stage::RepetitionPenalty || s == Stage::PresenceFrequency) at = i + 1;
         }
         pipeline.steps.insert(pipeline.steps.begin() + static_cast<std::ptrdiff_t>(at),
                               PipelineStep{Stage::Greedy, Rule::GreedyContract, true, false});

@@ -119,6 +119,11 @@ private:
     // pipeline reads, in the parameter table's order.
     std::vector<std::string> ignored_params() const {
         std::vector<std::string> ignored;
+        if (uses_logit_bias(row_.params)) {
+            bool read = false;
+            for (const auto& step : pipeline_.steps) read = read || (step.enabled && step.stage == Stage::LogitBias);
+            if (!read) ignored.emplace_back("logit_bias");
+        }
         for (const auto& info : kParams) {
             if (param_value(row_.params, info.param) == info.default_value) continue;
             bool read = false;

@@ -40,6 +40,7 @@ const StageUnit& stage_unit(Stage stage);
 std::span<const StageUnit> stage_units();
 
 // The units, one per file (stage_*.cpp).
+extern const StageUnit kLogitBiasUnit;
 extern const StageUnit kRepetitionPenaltyUnit;
 extern const StageUnit kPresenceFrequencyUnit;
 extern const StageUnit kGreedyUnit;
@@ -47,5 +48,7 @@ extern const StageUnit kTemperatureUnit;
 extern const StageUnit kTopKUnit;
 extern const StageUnit kTopPUnit;
 extern const StageUnit kMinPUnit;
+extern const StageUnit kTypicalPUnit;
+extern const StageUnit kTopNSigmaUnit;
 
 }  // namespace samplescope

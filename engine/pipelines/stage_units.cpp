@@ -9,9 +9,10 @@ namespace samplescope {
 
 namespace {
 
-const std::array<const StageUnit*, 7> kUnits{&kRepetitionPenaltyUnit, &kPresenceFrequencyUnit, &kGreedyUnit,
-                                             &kTemperatureUnit,       &kTopKUnit,              &kTopPUnit,
-                                             &kMinPUnit};
+const std::array<const StageUnit*, 10> kUnits{&kLogitBiasUnit, &kRepetitionPenaltyUnit, &kPresenceFrequencyUnit,
+                                              &kGreedyUnit,    &kTemperatureUnit,       &kTopNSigmaUnit,
+                                              &kTopKUnit,      &kTypicalPUnit,          &kTopPUnit,
+                                              &kMinPUnit};
 
 }  // namespace
 
@@ -23,8 +24,8 @@ const StageUnit& stage_unit(Stage stage) {
 }
 
 std::span<const StageUnit> stage_units() {
-    static const std::array<StageUnit, 7> units = [] {
-        std::array<StageUnit, 7> copy{};
+    static const std::array<StageUnit, kUnits.size()> units = [] {
+        std::array<StageUnit, kUnits.size()> copy{};
         for (std::size_t i = 0; i < kUnits.size(); ++i) copy[i] = *kUnits[i];
         return copy;
     }();

@@ -60,6 +60,11 @@ void apply_outcome(RowState& row, TruncationOutcome outcome, StepReport& report,
     shown.crossing_mass = outcome.shown.crossing_mass;
     shown.max_prob = outcome.shown.max_prob;
     shown.prob_floor = outcome.shown.prob_floor;
+    shown.entropy = outcome.shown.entropy;
+    shown.max_logit = outcome.shown.max_logit;
+    shown.logit_mean = outcome.shown.logit_mean;
+    shown.logit_sigma = outcome.shown.logit_sigma;
+    shown.logit_floor = outcome.shown.logit_floor;
     shown.walk_ids = std::move(outcome.shown.walk_ids);
     shown.walk_mass = std::move(outcome.shown.walk_mass);
 }

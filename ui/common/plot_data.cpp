@@ -6,9 +6,11 @@
 
 namespace samplescope::ui {
 
-Stage inputStage(Stage stage) {
-    const int index = static_cast<int>(stage);
-    return index == 0 ? stage : static_cast<Stage>(index - 1);
+Stage inputStage(const SampleTrace& trace, Stage stage) {
+    for (std::size_t i = 1; i < trace.stages.size(); ++i) {
+        if (trace.stages[i].stage == stage) return trace.stages[i - 1].stage;
+    }
+    return stage;
 }
 
 std::vector<std::int32_t> topRanked(const IdList& ids, const Values& logits, std::size_t count) {
@@ -34,7 +36,7 @@ StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size
                                    std::int32_t selected_id) {
     StagePlotData data;
     const StageTrace& now = trace.stage(stage);
-    const StageTrace& before = trace.stage(inputStage(stage));
+    const StageTrace& before = trace.stage(inputStage(trace, stage));
     data.stage = stage;
     data.active = now.active;
     const IdList& candidates = *before.kept;

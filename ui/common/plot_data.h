@@ -44,8 +44,9 @@ struct TruncationStats {
     double kept_mass = 1.0;       // mass of the final kept set in the `before` distribution
 };
 
-// The stage whose distribution `stage` received: the one before it (itself for the first).
-Stage inputStage(Stage stage);
+// The stage whose distribution `stage` received: the one before it in the
+// trace's own order (itself for the first).
+Stage inputStage(const SampleTrace& trace, Stage stage);
 
 StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size_t top_n,
                                    std::int32_t selected_id = -1);

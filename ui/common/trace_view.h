@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "engine/core/trace.h"
@@ -18,13 +20,19 @@ struct TraceView {
     std::shared_ptr<const SampleTrace> trace;
     std::shared_ptr<const std::vector<double>> raw_logits;  // the row as given
     std::shared_ptr<const TokenLabels> labels;
-    std::vector<StagePlotData> stages;  // one per kStages entry
+    std::vector<StagePlotData> stages;  // one per stage of the trace (the main view: the contract's)
     TruncationStats stats;
     std::size_t top_n = 0;
     double compute_ms = 0.0;      // wall time the worker took (engine step + display data)
     double compute_cpu_ms = 0.0;  // CPU time of that work (what it costs on an idle machine)
 
-    const StagePlotData& plot(Stage stage) const { return stages[static_cast<std::size_t>(stage)]; }
+    // Throws std::out_of_range for a stage it does not hold.
+    const StagePlotData& plot(Stage stage) const {
+        for (const auto& data : stages) {
+            if (data.stage == stage) return data;
+        }
+        throw std::out_of_range("this view has no stage \"" + std::string(stage_info(stage).name) + "\"");
+    }
 };
 
 }  // namespace samplescope::ui

@@ -105,6 +105,7 @@ bool BatchParamsModel::isOff(const RowRequest& request, int column) const {
         case Param::TopK: return !uses_top_k(p, vocab_);
         case Param::TopP: return !uses_top_p(p);
         case Param::MinP: return !uses_min_p(p);
+        default: break;  // llama.cpp's extra parameters have no column (kContractParamCount)
     }
     return false;
 }

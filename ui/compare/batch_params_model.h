@@ -19,7 +19,7 @@ namespace samplescope {
 class BatchParamsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    static constexpr int kParamColumns = static_cast<int>(kParams.size());
+    static constexpr int kParamColumns = static_cast<int>(kContractParamCount);  // the batch engine's
     static constexpr int kSeedColumn = kParamColumns;
     static constexpr int kSkipDrawsColumn = kParamColumns + 1;
     static constexpr int kPromptColumn = kParamColumns + 2;

@@ -16,7 +16,7 @@ namespace samplescope::ui {
 std::vector<Stage> tableStages() {
     std::vector<Stage> stages;
     for (const auto& info : kStages) {
-        if (info.stage != Stage::Draw) stages.push_back(info.stage);
+        if (info.stage != Stage::Draw && info.contract) stages.push_back(info.stage);
     }
     return stages;
 }

@@ -25,7 +25,10 @@ SamplingOutcome runSamplingJob(SamplingJob job) {
         view->labels = job.labels;
         view->top_n = job.top_n;
         view->stages.reserve(kStageCount);
-        for (const auto& info : kStages) view->stages.push_back(makeStagePlotData(*view->trace, info.stage, job.top_n));
+        // The main view shows the contract's stages (its trace holds no other).
+        for (const auto& info : kStages) {
+            if (info.contract) view->stages.push_back(makeStagePlotData(*view->trace, info.stage, job.top_n));
+        }
         view->stats = makeTruncationStats(*view->trace);
         view->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         view->compute_cpu_ms = threadCpuMs() - cpu_start;

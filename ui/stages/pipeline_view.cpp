@@ -54,7 +54,7 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
     constexpr int kColumns = 4;
     int cell = 0;
     for (const auto& info : kStages) {
-        if (info.stage == Stage::Draw) continue;
+        if (info.stage == Stage::Draw || !info.contract) continue;
         auto* plot = new StagePlot(info.stage, grid_host);
         plots_.push_back(plot);
         grid->addWidget(plot, cell / kColumns, cell % kColumns);

@@ -70,6 +70,12 @@ QString inactiveReason(const SampleTrace& trace, Stage stage) {
             return QStringLiteral("Off: top_p = %1 (off at >= 1).\nEvery candidate passes.").arg(exact(p.top_p));
         case Stage::MinP:
             return QStringLiteral("Off: min_p = %1 (off at 0).\nEvery candidate passes.").arg(exact(p.min_p));
+        case Stage::TopNSigma:
+            return QStringLiteral("Off: top_n_sigma = %1 (off at <= 0).\nEvery candidate passes.").arg(exact(p.top_n_sigma));
+        case Stage::TypicalP:
+            return QStringLiteral("Off: typical_p = %1 (off at 1).\nEvery candidate passes.").arg(exact(p.typical_p));
+        case Stage::LogitBias:
+            return QStringLiteral("Off: no logit bias given.\nThe distribution passes through unchanged.");
         default: return QStringLiteral("Off.");
     }
 }
@@ -225,7 +231,14 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     ids_by_key_.clear();
     axisRect()->setBackground(Qt::NoBrush);
     const auto& info = stage_info(stage_);
-    const QString number = QString::number(static_cast<int>(stage_) + 1);
+    // The contract's stages are numbered in its order (the main view's grid);
+    // llama.cpp's extra stages, shown in pipelines only, carry no number.
+    int position = 1;
+    for (const auto& other : kStages) {
+        if (other.stage == stage_) break;
+        position += other.contract ? 1 : 0;
+    }
+    const QString number = info.contract ? QString::number(position) : QStringLiteral("+");
     const QString title = QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size()));
     if (!view_ptr) {
         title_->setText(number + QStringLiteral(". ") + title);
@@ -249,7 +262,8 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     addNote(QStringLiteral("kept %1 of %2").arg(countText(now.kept_count()), countText(stage_data.candidates)));
 
     // Bars by role; each QCPBars has one look, so a role is one series.
-    const bool changes_logits = stage_ == Stage::RepetitionPenalty || stage_ == Stage::PresenceFrequency ||
+    const bool changes_logits = stage_ == Stage::LogitBias || stage_ == Stage::RepetitionPenalty ||
+                                stage_ == Stage::PresenceFrequency ||
                                 stage_ == Stage::Temperature;
     QVector<double> kept_keys, kept_values, dropped_keys, dropped_values, before_keys, before_values;
     QVector<double> chosen_keys, chosen_values;
@@ -509,6 +523,44 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         addNote(QStringLiteral("floor = min_p x max q = %1 x %2 = %3")
                      .arg(num(view.trace->params.min_p, 6), num(*now.max_prob, 6), num(*now.prob_floor, 6)));
         if (*now.prob_floor > yAxis->range().upper) yAxis->setRangeUpper(*now.prob_floor * 1.2);
+    } else if (stage_ == Stage::TypicalP && now.entropy && now.crossing_rank) {
+        // The most typical q is exp(-H) (score 0); ids are kept by nearness to it in log q.
+        const double typical = std::exp(-*now.entropy);
+        horizontal_line(typical, yAxis, QStringLiteral("exp(-H) %1").arg(num(typical, 4)));
+        addNote(QStringLiteral("H = %1 nats; kept the %2 ids nearest exp(-H), mass %3 > p = %4")
+                    .arg(num(*now.entropy, 6), countText(*now.crossing_rank), num(*now.crossing_mass, 6),
+                         num(view.trace->params.typical_p, 6)));
+        if (typical > yAxis->range().upper) yAxis->setRangeUpper(typical * 1.2);
+    } else if (stage_ == Stage::TopNSigma && now.logit_floor) {
+        // The floor is a logit: drawn on the logit axis, with the ranked logits as diamonds.
+        yAxis2->setVisible(true);
+        yAxis2->setLabel(QStringLiteral("logit (diamonds)"));
+        yAxis2->setScaleType(QCPAxis::stLinear);
+        double low = *now.logit_floor;
+        double high = *now.max_logit;
+        QVector<double> keys, logits;
+        for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
+            keys << static_cast<double>(i + 1);
+            logits << stage_data.top[i].logit;
+            low = std::min(low, stage_data.top[i].logit);
+            high = std::max(high, stage_data.top[i].logit);
+        }
+        const double pad = std::max((high - low) * 0.1, 0.5);
+        yAxis2->setRange(low - pad, high + pad * 2.0);
+        auto* dots = addGraph(xAxis, yAxis2);
+        dots->setObjectName(QStringLiteral("logits"));
+        dots->setName(QStringLiteral("logit"));
+        dots->setLineStyle(QCPGraph::lsNone);
+        dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, palette::kBlack, palette::kBlack, 5));
+        dots->setData(keys, logits, true);
+        horizontal_line(*now.logit_floor, yAxis2, QStringLiteral("max - n sigma %1").arg(num(*now.logit_floor, 5)));
+        addNote(QStringLiteral("floor = %1 - %2 x %3 = %4 (mean %5)")
+                    .arg(num(*now.max_logit, 6), num(view.trace->params.top_n_sigma, 6), num(*now.logit_sigma, 6),
+                         num(*now.logit_floor, 6), num(*now.logit_mean, 6)));
+    } else if (stage_ == Stage::LogitBias && now.active) {
+        // No threshold: the bars before and after show each biased logit's effect.
+        addNote(QStringLiteral("l + bias for %1 (-inf bans)")
+                    .arg(QString::fromStdString(format_logit_bias(view.trace->params.logit_bias))));
     }
 }
 

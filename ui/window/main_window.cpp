@@ -383,7 +383,7 @@ void MainWindow::redrawSelection() {
     // The selected id's rank at each stage is display-only, so it is found here rather than resampling.
     auto view = std::make_shared<TraceView>(*view_);
     for (auto& stage : view->stages) {
-        stage.selected_rank = selected_ >= 0 ? rankOf(*view->trace->stage(inputStage(stage.stage)).kept,
+        stage.selected_rank = selected_ >= 0 ? rankOf(*view->trace->stage(inputStage(*view->trace, stage.stage)).kept,
                                                        *view->trace->stage(stage.stage).logits, selected_)
                                              : 0;
     }

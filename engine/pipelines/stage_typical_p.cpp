@@ -1,0 +1,79 @@
+// The typical-p unit: locally typical sampling as llama.cpp defines it
+// (ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_typical_apply). Over
+// the candidates' softmax q it takes the entropy H = -sum q log q, scores each
+// id by |-log q - H| (how far its surprise is from the expected surprise),
+// walks the ids from the smallest score up adding their q, and stops at the
+// first id whose running mass is strictly greater than p once at least
+// min_keep ids are taken (all stay when the mass never passes p). Off at
+// p >= 1. llama.cpp sorts the scores with an unstable sort; equal scores are
+// walked here in rank order (logit desc, id asc) and a tie across the cut is
+// flagged. An id whose q underflowed to 0 adds 0 to H (0 log 0 = 0) and is
+// the least typical (score +inf).
+#include <algorithm>
+#include <array>
+#include <numeric>
+
+#include "engine/pipelines/stage_unit.h"
+#include "engine/pipelines/truncation.h"
+
+namespace samplescope {
+
+namespace {
+
+TruncationOutcome decide(const TruncationView& view, std::size_t min_keep) {
+    TruncationOutcome out;
+    const Ranked ranked = ranked_candidates(view);
+    const std::size_t n = ranked.ids.size();
+    const double p = view.params.typical_p;
+    const auto r = [&view](double x) { return in_arithmetic(view.arithmetic, x); };
+    double entropy = 0.0;
+    for (const double q : ranked.probs) {
+        if (q > 0.0) entropy = r(entropy - r(q * r(std::log(q))));
+    }
+    Values score(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double q = ranked.probs[i];
+        score[i] = q > 0.0 ? r(std::fabs(r(-r(std::log(q))) - entropy)) : HUGE_VAL;
+    }
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&score](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+    double mass = 0.0;
+    std::size_t count = n;
+    auto walk_ids = std::make_shared<IdList>();
+    auto walk_mass = std::make_shared<Values>();
+    for (std::size_t i = 0; i < n; ++i) {
+        mass = r(mass + ranked.probs[order[i]]);
+        walk_ids->push_back(ranked.ids[order[i]]);
+        walk_mass->push_back(mass);
+        if (near_threshold(mass, p)) out.near_boundary = true;
+        if (mass > p && i + 1 >= min_keep) {
+            count = i + 1;
+            break;
+        }
+    }
+    if (count < n && score[order[count - 1]] == score[order[count]]) out.tie_at_boundary = true;
+    for (std::size_t i = 0; i < count; ++i) out.kept.push_back(ranked.ids[order[i]]);
+    std::sort(out.kept.begin(), out.kept.end());
+    out.shown.entropy = entropy;
+    out.shown.crossing_rank = count;
+    out.shown.crossing_id = ranked.ids[order[count - 1]];
+    out.shown.crossing_mass = (*walk_mass)[count - 1];
+    out.shown.walk_ids = std::move(walk_ids);
+    out.shown.walk_mass = std::move(walk_mass);
+    return out;
+}
+
+bool typical_p(RowState& row, const PipelineStep&, StepReport& report, StageTrace& shown) {
+    if (!uses_typical_p(row.params)) return false;
+    apply_outcome(row, decide(view_of(row), 0), report, shown);
+    return true;
+}
+
+constexpr std::array<Param, 1> kReads{Param::TypicalP};
+
+}  // namespace
+
+const StageUnit kTypicalPUnit{Stage::TypicalP, kReads, listens_always, typical_p};
+
+}  // namespace samplescope
