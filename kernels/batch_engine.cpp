@@ -113,6 +113,21 @@ BatchInput make_batch_input(const float* logits, std::size_t rows, std::size_t v
     for (std::size_t r = 0; r < rows; ++r) {
         const RowRequest& request = requests[r];
         const SamplingParams& p = request.params;
+        // The batch engine runs the contract's stages only; a sampler beyond
+        // them is refused rather than silently left out.
+        const auto beyond = [&](bool set, const char* key, const std::string& value) {
+            if (!set) return;
+            std::string message = row_name(r);
+            message += ": ";
+            message += key;
+            message += " = ";
+            message += value;
+            message += " is not a stage of the batch engine (it runs the contract's stages only)";
+            throw InputError(key, message);
+        };
+        beyond(!p.logit_bias.empty(), "logit_bias", format_logit_bias(p.logit_bias));
+        beyond(uses_typical_p(p), "typical_p", format_number(p.typical_p));
+        beyond(uses_top_n_sigma(p), "top_n_sigma", format_number(p.top_n_sigma));
         input.temperature.push_back(p.temperature);
         // top_k off (0) is stored as its neutral value V: "keep all".
         input.top_k.push_back(top_k_to_row(p.top_k, static_cast<std::int64_t>(vocab)));

@@ -98,6 +98,10 @@ private slots:
         write_text(dir.filePath("bad.json"), R"([{"top_p": 2}, {}])");
         write_text(dir.filePath("broken.json"), R"([{"top_p": )");
         write_text(dir.filePath("ids.json"), R"([{"prompt_ids": [7]}, {}])");
+        // Samplers beyond the contract's stages: refused, never silently left out.
+        write_text(dir.filePath("typical.json"), R"([{}, {"typical_p": 0.5}])");
+        write_text(dir.filePath("sigma.json"), R"([{"top_n_sigma": 1}, {}])");
+        write_text(dir.filePath("bias.json"), R"([{"logit_bias": "1:-inf"}, {}])");
         const QList<QStringList> cases{
             {"batch", "--generate", "0,5"},
             {"batch", "--generate", "4"},
@@ -107,6 +111,9 @@ private slots:
             {"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("bad.json")},
             {"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("broken.json")},
             {"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("ids.json")},
+            {"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("typical.json")},
+            {"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("sigma.json")},
+            {"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("bias.json")},
             {"batch", "--generate", "2,5", "--mode", "quick"},
             {"batch", "--generate", "2,5", "--backend", "tpu"},
             {"compare", "--generate", "2,5", "--draws", "-3", "--mode", "fast"},
