@@ -452,13 +452,12 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         return line;
     };
 
-    if (stage_ == Stage::TopK && now.kth_logit) {
-        const std::int64_t k = view.trace->params.top_k;
+    // The ranked logits as diamonds on the right-hand logit axis, its range
+    // covering them and [low, high] (the stage's threshold and its reference).
+    const auto logit_diamonds = [&](double low, double high) {
         yAxis2->setVisible(true);
         yAxis2->setLabel(QStringLiteral("logit (diamonds)"));
         yAxis2->setScaleType(QCPAxis::stLinear);
-        double low = *now.kth_logit;
-        double high = *now.kth_logit;
         QVector<double> keys, logits;
         for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
             keys << static_cast<double>(i + 1);
@@ -474,6 +473,11 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         dots->setLineStyle(QCPGraph::lsNone);
         dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, palette::kBlack, palette::kBlack, 5));
         dots->setData(keys, logits, true);
+    };
+
+    if (stage_ == Stage::TopK && now.kth_logit) {
+        const std::int64_t k = view.trace->params.top_k;
+        logit_diamonds(*now.kth_logit, *now.kth_logit);
         horizontal_line(*now.kth_logit, yAxis2, QStringLiteral("k-th logit %1").arg(num(*now.kth_logit, 5)));
         addNote(QStringLiteral("k = %1: k-th logit = %2").arg(k).arg(num(*now.kth_logit, 8)));
         if (static_cast<double>(k) < shown) {
@@ -533,26 +537,7 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         if (typical > yAxis->range().upper) yAxis->setRangeUpper(typical * 1.2);
     } else if (stage_ == Stage::TopNSigma && now.logit_floor) {
         // The floor is a logit: drawn on the logit axis, with the ranked logits as diamonds.
-        yAxis2->setVisible(true);
-        yAxis2->setLabel(QStringLiteral("logit (diamonds)"));
-        yAxis2->setScaleType(QCPAxis::stLinear);
-        double low = *now.logit_floor;
-        double high = *now.max_logit;
-        QVector<double> keys, logits;
-        for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
-            keys << static_cast<double>(i + 1);
-            logits << stage_data.top[i].logit;
-            low = std::min(low, stage_data.top[i].logit);
-            high = std::max(high, stage_data.top[i].logit);
-        }
-        const double pad = std::max((high - low) * 0.1, 0.5);
-        yAxis2->setRange(low - pad, high + pad * 2.0);
-        auto* dots = addGraph(xAxis, yAxis2);
-        dots->setObjectName(QStringLiteral("logits"));
-        dots->setName(QStringLiteral("logit"));
-        dots->setLineStyle(QCPGraph::lsNone);
-        dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, palette::kBlack, palette::kBlack, 5));
-        dots->setData(keys, logits, true);
+        logit_diamonds(*now.logit_floor, *now.max_logit);
         horizontal_line(*now.logit_floor, yAxis2, QStringLiteral("max - n sigma %1").arg(num(*now.logit_floor, 5)));
         addNote(QStringLiteral("floor = %1 - %2 x %3 = %4 (mean %5)")
                     .arg(num(*now.max_logit, 6), num(view.trace->params.top_n_sigma, 6), num(*now.logit_sigma, 6),
