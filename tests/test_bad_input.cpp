@@ -3,6 +3,8 @@
 // names the field and the value, never a crash, never a NaN.
 #include <QtTest>
 
+#include "tests/support/cli_run.h"
+
 #include <cmath>
 #include <limits>
 
@@ -17,21 +19,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-struct CliResult {
-    int exit_code;
-    QString out;
-    QStringList err_lines;
-};
+using testing::CliResult;
 
-CliResult run_cli(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(SAMPLESCOPE_CLI), QStringList{"trace"} + args);
-    process.waitForFinished(30000);
-    CliResult result{process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-                     QString::fromUtf8(process.readAllStandardOutput()),
-                     QString::fromUtf8(process.readAllStandardError()).split('\n', Qt::SkipEmptyParts)};
-    return result;
-}
+CliResult run_cli(const QStringList& args) { return testing::run_trace_cli(args); }
 
 // The API throws InputError whose message contains every fragment.
 template <typename Fn>

@@ -4,6 +4,8 @@
 // llamacpp preset, and bad input through the API and `samplescope-cli trace`
 // (exit 2, one line naming the field and the value).
 #include <QtTest>
+
+#include "tests/support/cli_run.h"
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -74,20 +76,9 @@ void expect_refused(Fn&& fn, const QString& field, const QStringList& fragments)
     QFAIL(qPrintable("not refused: expected " + fragments.join(", ")));
 }
 
-struct CliResult {
-    int exit_code;
-    QString out;
-    QStringList err_lines;
-};
+using testing::CliResult;
 
-CliResult run_cli(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(SAMPLESCOPE_CLI), QStringList{"trace"} + args);
-    process.waitForFinished(60000);
-    return CliResult{process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-                     QString::fromUtf8(process.readAllStandardOutput()),
-                     QString::fromUtf8(process.readAllStandardError()).split('\n', Qt::SkipEmptyParts)};
-}
+CliResult run_cli(const QStringList& args) { return testing::run_trace_cli(args); }
 
 void expect_cli_refused(const QStringList& args, const QStringList& fragments) {
     const CliResult result = run_cli(args);
