@@ -99,6 +99,9 @@ void add_request_options(CLI::App& app, RequestOptions& options) {
     app.add_option("--logit-bias", options.logit_bias,
                    "Added to the listed logits before the penalties, \"id:bias,id:bias\" (a bias of -inf bans the "
                    "id); read by the pipelines with a logit_bias step (llamacpp). Off when empty.");
+    app.add_option("--dry-sequence-breakers", options.dry_sequence_breakers,
+                   "DRY's sequence breakers as token ids: sequences separated by ';', the ids of one by ',' "
+                   "(\"13;198,271\"). A repeat never reaches across one. Default none.");
     app.add_option("--seed", options.seed, "Seed, a decimal integer in [0, 2^64-1]; chosen and reported when absent")
         ->check(non_empty_value());
     app.add_option("--prompt-ids", options.prompt_ids, "Prompt ids, e.g. \"1,2,2\" (repetition penalty)");
@@ -175,6 +178,8 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
     if (!options.seed.empty()) out.params.seed = parse_seed(trim(options.seed));
     out.params.logit_bias = parse_logit_bias(options.logit_bias);
     check_logit_bias(out.params.logit_bias, out.logits.size());
+    out.params.dry_sequence_breakers = parse_dry_sequence_breakers(options.dry_sequence_breakers);
+    check_dry_sequence_breakers(out.params.dry_sequence_breakers, out.logits.size());
     out.prompt_ids = options.prompt_ids.empty() ? file_prompt_ids : parse_id_list(options.prompt_ids, "prompt_ids");
     out.output_ids = options.output_ids.empty() ? file_output_ids : parse_id_list(options.output_ids, "output_ids");
     if (!options.vocab_file.empty()) {

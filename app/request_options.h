@@ -23,6 +23,7 @@ struct RequestOptions {
     std::map<std::string, std::string> param_text;  // flag key -> text as typed
     std::string seed;
     std::string logit_bias;   // --logit-bias "id:bias,...", as typed (empty: none)
+    std::string dry_sequence_breakers;  // --dry-sequence-breakers "13;198,271", as typed (empty: none)
     std::string prompt_ids;
     std::string output_ids;
     std::string skip_draws;   // --skip-draws, as typed (empty: 0)

@@ -125,9 +125,12 @@ BatchInput make_batch_input(const float* logits, std::size_t rows, std::size_t v
             message += " is not a stage of the batch engine (it runs the contract's stages only)";
             throw InputError(key, message);
         };
-        beyond(!p.logit_bias.empty(), "logit_bias", format_logit_bias(p.logit_bias));
-        beyond(uses_typical_p(p), "typical_p", format_number(p.typical_p));
-        beyond(uses_top_n_sigma(p), "top_n_sigma", format_number(p.top_n_sigma));
+        if (const auto key = extra_sampler_on(p)) {
+            const std::string name(*key);
+            const std::string value = name == "logit_bias" ? format_logit_bias(p.logit_bias)
+                                                           : format_number(param_value(p, *param_from_key(name)));
+            beyond(true, name.c_str(), value);
+        }
         input.temperature.push_back(p.temperature);
         // top_k off (0) is stored as its neutral value V: "keep all".
         input.top_k.push_back(top_k_to_row(p.top_k, static_cast<std::int64_t>(vocab)));

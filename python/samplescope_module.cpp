@@ -100,6 +100,8 @@ Flags flags_of(const std::vector<double>& logits, const py::kwargs& kwargs, cons
             flags.request.seed = py::cast<std::string>(py::str(value));
         } else if (key == "logit_bias") {
             flags.request.logit_bias = py::cast<std::string>(value);
+        } else if (key == "dry_sequence_breakers") {
+            flags.request.dry_sequence_breakers = py::cast<std::string>(value);
         } else if (key == "prompt_ids") {
             flags.request.prompt_ids = id_list_text(value);
         } else if (key == "output_ids") {

@@ -60,9 +60,9 @@ private slots:
         std::vector<std::string> names;
         for (const auto& stage : json["stages"]) names.push_back(stage["name"].get<std::string>());
         QCOMPARE(names, (std::vector<std::string>{"widen", "logit_bias", "repetition_penalty", "presence_frequency",
-                                                  "top_n_sigma", "top_k", "typical_p", "top_p", "min_p", "temperature",
-                                                  "softmax", "draw"}));
-        QCOMPARE(json["stages"][7]["rule"].get<std::string>(), std::string("inclusive_cumsum"));
+                                                  "dry", "top_n_sigma", "top_k", "typical_p", "top_p", "min_p", "xtc",
+                                                  "temperature", "mirostat", "softmax", "draw"}));
+        QCOMPARE(json["stages"][8]["rule"].get<std::string>(), std::string("inclusive_cumsum"));
         QCOMPARE(json["kept"], nlohmann::json::array({0}));
 
         const Run custom = cli(QStringList{"trace", "--pipeline", "custom", "--stages",

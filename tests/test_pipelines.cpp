@@ -321,10 +321,10 @@ private slots:
         std::vector<Stage> order;
         for (const auto& s : t.trace.stages) order.push_back(s.stage);
         QCOMPARE(order, (std::vector<Stage>{Stage::Widen, Stage::LogitBias, Stage::RepetitionPenalty,
-                                            Stage::PresenceFrequency, Stage::TopNSigma, Stage::TopK,
+                                            Stage::PresenceFrequency, Stage::Dry, Stage::TopNSigma, Stage::TopK,
                                             Stage::TypicalP, Stage::TopP,
-                                            Stage::MinP,
-                                            Stage::Temperature, Stage::Softmax, Stage::Draw}));
+                                            Stage::MinP, Stage::Xtc,
+                                            Stage::Temperature, Stage::Mirostat, Stage::Softmax, Stage::Draw}));
         QCOMPARE(t.reports.size(), t.trace.stages.size());
     }
 

@@ -24,6 +24,11 @@ SamplingParams every_stage_on() {
     params.logit_bias = parse_logit_bias("0:1.5,5:-inf");
     params.typical_p = 0.6;
     params.top_n_sigma = 1.0;
+    params.dry_multiplier = 1.0;
+    params.xtc_probability = 1.0;
+    params.xtc_threshold = 0.1;
+    params.mirostat = 2;
+    params.dynatemp_range = 0.5;
     return params;
 }
 
@@ -54,7 +59,9 @@ private slots:
                 SamplingParams params = every_stage_on();
                 if (!on) params = SamplingParams{};
                 params.seed = 7;
-                const PipelineTrace t = trace_pipeline_once(pipeline, PipelineInput{logits, params, {}, {}});
+                // A history whose suffix 0 1 repeats, for DRY.
+                const std::vector<std::int64_t> output{0, 1, 2, 0, 1};
+                const PipelineTrace t = trace_pipeline_once(pipeline, PipelineInput{logits, params, {}, output});
                 QCOMPARE(t.trace.stage(info.stage).active, on);
                 StagePlot plot(info.stage);
                 plot.resize(400, 300);

@@ -328,8 +328,9 @@ private slots:
     // sampler list: logit bias first, then the default samplers in order.
     void llamaCppChainOrder() {
         QCOMPARE(step_names(preset_pipeline("llamacpp")),
-                 (std::vector<std::string>{"logit_bias", "repetition_penalty", "presence_frequency", "top_n_sigma",
-                                           "top_k", "typical_p", "top_p", "min_p", "temperature"}));
+                 (std::vector<std::string>{"logit_bias", "repetition_penalty", "presence_frequency", "dry",
+                                           "top_n_sigma", "top_k", "typical_p", "top_p", "min_p", "xtc",
+                                           "temperature", "mirostat"}));
     }
 };
 

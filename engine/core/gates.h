@@ -25,6 +25,12 @@ SS_HD constexpr bool gate_min_p(double min_p) { return min_p > 0.0; }
 // llama.cpp's extra samplers (reference only; the batch engine has none).
 SS_HD constexpr bool gate_typical_p(double typical_p) { return typical_p < 1.0; }
 SS_HD constexpr bool gate_top_n_sigma(double n) { return n > 0.0; }
+SS_HD constexpr bool gate_dynatemp(double range) { return range > 0.0; }
+// llama_sample_xtc_apply returns at probability <= 0 or threshold > 0.5.
+SS_HD constexpr bool gate_xtc(double probability, double threshold) { return probability > 0.0 && threshold <= 0.5; }
+// llama_sampler_dry_apply returns at multiplier 0 or a window of 0 (base < 1 is refused here).
+SS_HD constexpr bool gate_dry(double multiplier, std::int64_t last_n) { return multiplier != 0.0 && last_n != 0; }
+SS_HD constexpr bool gate_mirostat(std::int64_t version) { return version != 0; }
 
 // A request's top_k (0 = off) as the batch engine's rows hold it (V = off), and back.
 SS_HD constexpr std::int64_t top_k_to_row(std::int64_t top_k, std::int64_t vocab) {

@@ -13,6 +13,10 @@ namespace samplescope {
 
 // The label of the sampler's own draws; other labels are reserved.
 inline constexpr std::uint64_t kSampleLabel = 4;
+// The label of XTC's coins (docs/contract.md "Labels"): the coin of the
+// request's n-th sampled token (n counted as draws_before) is the n-th uniform
+// of stream(seed, kXtcLabel), so the coins never touch the draws' accounting.
+inline constexpr std::uint64_t kXtcLabel = 6;
 
 SS_HD constexpr std::uint64_t mix64(std::uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -88,6 +92,13 @@ SS_HD constexpr Pcg32 stream_after(std::uint64_t seed, std::uint64_t draws) {
     Pcg32 rng = stream(seed, kSampleLabel);
     rng.skip_draws(draws);
     return rng;
+}
+
+// XTC's coin for the token drawn after `draws_before` draws.
+SS_HD constexpr double xtc_coin(std::uint64_t seed, std::uint64_t draws_before) {
+    Pcg32 rng = stream(seed, kXtcLabel);
+    rng.skip_draws(draws_before);
+    return rng.uniform_f64();
 }
 
 }  // namespace samplescope

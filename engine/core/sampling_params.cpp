@@ -28,6 +28,18 @@ double param_value(const SamplingParams& params, Param param) {
         case Param::MinP: return params.min_p;
         case Param::TypicalP: return params.typical_p;
         case Param::TopNSigma: return params.top_n_sigma;
+        case Param::MinKeep: return static_cast<double>(params.min_keep);
+        case Param::DynatempRange: return params.dynatemp_range;
+        case Param::DynatempExponent: return params.dynatemp_exponent;
+        case Param::XtcProbability: return params.xtc_probability;
+        case Param::XtcThreshold: return params.xtc_threshold;
+        case Param::DryMultiplier: return params.dry_multiplier;
+        case Param::DryBase: return params.dry_base;
+        case Param::DryAllowedLength: return static_cast<double>(params.dry_allowed_length);
+        case Param::DryPenaltyLastN: return static_cast<double>(params.dry_penalty_last_n);
+        case Param::Mirostat: return static_cast<double>(params.mirostat);
+        case Param::MirostatTau: return params.mirostat_tau;
+        case Param::MirostatEta: return params.mirostat_eta;
     }
     return 0.0;
 }
@@ -35,16 +47,29 @@ double param_value(const SamplingParams& params, Param param) {
 std::optional<std::string> param_error(Param param, double value) {
     const auto& info = param_info(param);
     bool ok = std::isfinite(value);
+    const bool whole = value == std::floor(value) && std::fabs(value) <= 9.0e15;
     switch (param) {
         case Param::RepetitionPenalty: ok = ok && value > 0.0; break;
         case Param::PresencePenalty:
         case Param::FrequencyPenalty:
         case Param::TopNSigma: break;
         case Param::Temperature: ok = ok && value >= 0.0; break;
-        case Param::TopK: ok = ok && value >= 0.0 && value == std::floor(value) && value <= 9.0e15; break;
+        case Param::TopK:
+        case Param::MinKeep:
+        case Param::DryAllowedLength: ok = ok && whole && value >= 0.0; break;
+        case Param::DryPenaltyLastN: ok = ok && whole && value >= -1.0; break;
+        case Param::Mirostat: ok = ok && (value == 0.0 || value == 1.0 || value == 2.0); break;
         case Param::TopP:
         case Param::MinP:
-        case Param::TypicalP: ok = ok && value >= 0.0 && value <= 1.0; break;
+        case Param::TypicalP:
+        case Param::XtcProbability:
+        case Param::XtcThreshold: ok = ok && value >= 0.0 && value <= 1.0; break;
+        case Param::DynatempRange:
+        case Param::DynatempExponent:
+        case Param::DryMultiplier:
+        case Param::MirostatTau:
+        case Param::MirostatEta: ok = ok && value >= 0.0; break;
+        case Param::DryBase: ok = ok && value >= 1.0; break;
     }
     if (ok) return std::nullopt;
     return std::string(info.key) + " must be " + std::string(info.valid_range) + ", got " + format_number(value);
@@ -62,20 +87,55 @@ void set_param(SamplingParams& params, Param param, double value) {
         case Param::MinP: params.min_p = value; break;
         case Param::TypicalP: params.typical_p = value; break;
         case Param::TopNSigma: params.top_n_sigma = value; break;
+        case Param::MinKeep: params.min_keep = static_cast<std::int64_t>(value); break;
+        case Param::DynatempRange: params.dynatemp_range = value; break;
+        case Param::DynatempExponent: params.dynatemp_exponent = value; break;
+        case Param::XtcProbability: params.xtc_probability = value; break;
+        case Param::XtcThreshold: params.xtc_threshold = value; break;
+        case Param::DryMultiplier: params.dry_multiplier = value; break;
+        case Param::DryBase: params.dry_base = value; break;
+        case Param::DryAllowedLength: params.dry_allowed_length = static_cast<std::int64_t>(value); break;
+        case Param::DryPenaltyLastN: params.dry_penalty_last_n = static_cast<std::int64_t>(value); break;
+        case Param::Mirostat: params.mirostat = static_cast<std::int64_t>(value); break;
+        case Param::MirostatTau: params.mirostat_tau = value; break;
+        case Param::MirostatEta: params.mirostat_eta = value; break;
     }
 }
 
 void validate(const SamplingParams& params) {
     for (const auto& info : kParams) {
-        if (info.param == Param::TopK) {
-            // top_k is an integer field: check it without a lossy trip through double.
-            if (params.top_k < 0) {
-                throw InputError("top_k", "top_k must be an integer >= 0, got " + std::to_string(params.top_k));
+        if (info.integer) {
+            // An integer field: checked without a lossy trip through double.
+            std::int64_t value = 0;
+            switch (info.param) {
+                case Param::TopK: value = params.top_k; break;
+                case Param::MinKeep: value = params.min_keep; break;
+                case Param::DryAllowedLength: value = params.dry_allowed_length; break;
+                case Param::DryPenaltyLastN: value = params.dry_penalty_last_n; break;
+                case Param::Mirostat: value = params.mirostat; break;
+                default: break;
+            }
+            const bool ok = info.param == Param::Mirostat          ? value >= 0 && value <= 2
+                            : info.param == Param::DryPenaltyLastN ? value >= -1
+                                                                   : value >= 0;
+            if (!ok) {
+                throw InputError(std::string(info.key), std::string(info.key) + " must be " +
+                                                            std::string(info.valid_range) + ", got " +
+                                                            std::to_string(value));
             }
             continue;
         }
         if (auto error = param_error(info.param, param_value(params, info.param))) {
             throw InputError(std::string(info.key), *error);
+        }
+    }
+    for (const auto& breaker : params.dry_sequence_breakers) {
+        if (breaker.empty()) throw InputError("dry_sequence_breakers", "dry_sequence_breakers has an empty breaker");
+        for (const auto id : breaker) {
+            if (id < 0) {
+                throw InputError("dry_sequence_breakers",
+                                 "dry_sequence_breakers id must be an integer >= 0, got " + std::to_string(id));
+            }
         }
     }
     for (const auto& entry : params.logit_bias) {
@@ -103,6 +163,21 @@ bool uses_top_p(const SamplingParams& params) { return gate_top_p(params.top_p);
 bool uses_min_p(const SamplingParams& params) { return gate_min_p(params.min_p); }
 bool uses_typical_p(const SamplingParams& params) { return gate_typical_p(params.typical_p); }
 bool uses_top_n_sigma(const SamplingParams& params) { return gate_top_n_sigma(params.top_n_sigma); }
+bool uses_dynatemp(const SamplingParams& params) { return gate_dynatemp(params.dynatemp_range); }
+bool uses_xtc(const SamplingParams& params) { return gate_xtc(params.xtc_probability, params.xtc_threshold); }
+bool uses_dry(const SamplingParams& params) { return gate_dry(params.dry_multiplier, params.dry_penalty_last_n); }
+bool uses_mirostat(const SamplingParams& params) { return gate_mirostat(params.mirostat); }
+
+std::optional<std::string_view> extra_sampler_on(const SamplingParams& params) {
+    if (uses_logit_bias(params)) return "logit_bias";
+    if (uses_typical_p(params)) return "typical_p";
+    if (uses_top_n_sigma(params)) return "top_n_sigma";
+    if (uses_dynatemp(params)) return "dynatemp_range";
+    if (uses_xtc(params)) return "xtc_probability";
+    if (uses_dry(params)) return "dry_multiplier";
+    if (uses_mirostat(params)) return "mirostat";
+    return std::nullopt;
+}
 
 namespace {
 
@@ -168,6 +243,65 @@ void check_logit_bias(const std::vector<LogitBias>& bias, std::size_t vocab_size
 }
 
 bool uses_logit_bias(const SamplingParams& params) { return !params.logit_bias.empty(); }
+
+std::vector<std::vector<std::int64_t>> parse_dry_sequence_breakers(std::string_view text) {
+    std::vector<std::vector<std::int64_t>> out;
+    if (trim_blank(text).empty()) return out;
+    const auto bad = [&](const std::string& what) {
+        return InputError("dry_sequence_breakers",
+                          "dry_sequence_breakers " + what + " in \"" + std::string(text) + "\"");
+    };
+    // Split on `separator`, each piece trimmed; an empty piece is refused.
+    const auto split = [](std::string_view whole, char separator) {
+        std::vector<std::string_view> pieces;
+        std::size_t start = 0;
+        while (true) {
+            const auto end = whole.find(separator, start);
+            pieces.push_back(trim_blank(whole.substr(start, end == std::string_view::npos ? end : end - start)));
+            if (end == std::string_view::npos) break;
+            start = end + 1;
+        }
+        return pieces;
+    };
+    const auto sequences = split(text, ';');
+    for (std::size_t s = 0; s < sequences.size(); ++s) {
+        if (sequences[s].empty()) throw bad("has an empty breaker at position " + std::to_string(s));
+        std::vector<std::int64_t> ids;
+        for (const auto id_text : split(sequences[s], ',')) {
+            const auto id = parse_integer_text(id_text);
+            if (id_text.empty() || !id || id->negative || id->magnitude > static_cast<std::uint64_t>(INT64_MAX)) {
+                throw bad("id must be an integer >= 0, got \"" + std::string(id_text) + "\"");
+            }
+            ids.push_back(static_cast<std::int64_t>(id->magnitude));
+        }
+        out.push_back(std::move(ids));
+    }
+    return out;
+}
+
+std::string format_dry_sequence_breakers(const std::vector<std::vector<std::int64_t>>& breakers) {
+    std::string out;
+    for (std::size_t s = 0; s < breakers.size(); ++s) {
+        if (s > 0) out += ";";
+        for (std::size_t i = 0; i < breakers[s].size(); ++i) {
+            if (i > 0) out += ",";
+            out += std::to_string(breakers[s][i]);
+        }
+    }
+    return out;
+}
+
+void check_dry_sequence_breakers(const std::vector<std::vector<std::int64_t>>& breakers, std::size_t vocab_size) {
+    for (const auto& breaker : breakers) {
+        for (const auto id : breaker) {
+            if (static_cast<std::uint64_t>(id) >= vocab_size) {
+                throw InputError("dry_sequence_breakers", "dry_sequence_breakers id " + std::to_string(id) +
+                                                              " is outside [0, " + std::to_string(vocab_size) +
+                                                              ") for V = " + std::to_string(vocab_size));
+            }
+        }
+    }
+}
 
 std::uint64_t choose_seed() {
     std::random_device device;

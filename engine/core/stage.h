@@ -15,6 +15,7 @@ enum class Stage : int {
     LogitBias,
     RepetitionPenalty,
     PresenceFrequency,
+    Dry,
     Greedy,
     Temperature,
     TopNSigma,
@@ -22,6 +23,8 @@ enum class Stage : int {
     TypicalP,
     TopP,
     MinP,
+    Xtc,
+    Mirostat,
     Softmax,
     Draw,
 };
@@ -38,7 +41,7 @@ struct StageInfo {
     bool contract;
 };
 
-inline constexpr std::array<StageInfo, 13> kStages{{
+inline constexpr std::array<StageInfo, 16> kStages{{
     {Stage::Widen, "widen", "Raw logits", "Each logit widened to f64; -inf ids can never be kept.", false, true},
     {Stage::LogitBias, "logit_bias", "Logit bias", "Each listed id's logit plus its bias; a bias of -inf bans the id.",
      false, false},
@@ -46,6 +49,9 @@ inline constexpr std::array<StageInfo, 13> kStages{{
      "Ids seen in prompt or output: positive logits divided by r, others multiplied by r.", false, true},
     {Stage::PresenceFrequency, "presence_frequency", "Presence / frequency",
      "Ids generated c > 0 times lose frequency x c + presence.", false, true},
+    {Stage::Dry, "dry", "DRY",
+     "An id that would extend a repeated suffix of length L >= allowed loses multiplier x base^(L - allowed).", false,
+     false},
     {Stage::Greedy, "greedy", "Greedy", "T = 0: the largest logit wins (ties to the lowest id); no draw.", false, true},
     {Stage::Temperature, "temperature", "Temperature", "Every logit divided by T.", false, true},
     {Stage::TopNSigma, "top_n_sigma", "Top-n-sigma", "Keep logits >= max l - n x sigma of the candidates' logits.",
@@ -56,6 +62,12 @@ inline constexpr std::array<StageInfo, 13> kStages{{
     {Stage::TopP, "top_p", "Top-p", "Keep the shortest ranked prefix whose mass reaches p, crossing token included.",
      true, true},
     {Stage::MinP, "min_p", "Min-p", "Keep ids with q >= min_p x max q over the kept set.", true, true},
+    {Stage::Xtc, "xtc", "XTC",
+     "With probability p, drop every id with q >= threshold but the least likely of them (two or more qualifying).",
+     true, false},
+    {Stage::Mirostat, "mirostat", "Mirostat",
+     "Keep the ids whose surprise -log2 q fits mu (v2), or the top k that Zipf's law gives for mu (v1).", true,
+     false},
     {Stage::Softmax, "softmax", "Final distribution", "Softmax over the kept set.", false, true},
     {Stage::Draw, "draw", "Draw", "One uniform u; inverse CDF in ascending id order.", false, true},
 }};

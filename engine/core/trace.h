@@ -39,6 +39,25 @@ struct StageTrace {
     std::optional<double> logit_mean;           // top-n-sigma: the candidates' mean logit
     std::optional<double> logit_sigma;          // top-n-sigma: their population standard deviation
     std::optional<double> logit_floor;          // top-n-sigma: max - n x sigma (logits below it are dropped)
+    // temperature with a dynamic range: the temperature the entropy gave
+    // (entropy above, max_entropy = log n over the n candidates).
+    std::optional<double> temperature_used;
+    std::optional<double> max_entropy;
+    // DRY: each penalised id (ascending), the repeat it would extend, its
+    // penalty; and the cap a sequence breaker put on the repeats.
+    std::shared_ptr<const IdList> dry_ids;
+    std::shared_ptr<const std::vector<std::int64_t>> dry_lengths;
+    std::shared_ptr<const Values> dry_penalties;
+    std::optional<std::size_t> dry_repeat_limit;
+    // XTC: the coin (label 6), whether it fired, and the ids it removes when
+    // it fires (removed from the kept set only when it did).
+    std::optional<double> xtc_coin;
+    std::optional<bool> xtc_fired;
+    std::shared_ptr<const IdList> xtc_removed;
+    // mirostat: mu before the step; v1 also the Zipf exponent s and the k it gave.
+    std::optional<double> mirostat_mu;
+    std::optional<double> mirostat_s_hat;
+    std::optional<double> mirostat_k;
 
     // top-p: the ids it walked, in rank order, up to and including the crossing
     // one (typical-p: in its own order, by |-log q - H|),

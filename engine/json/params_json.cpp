@@ -51,6 +51,16 @@ RowRequest row_request_from_json(const nlohmann::json& object, const std::string
             } catch (const InputError& error) {
                 throw InputError(key, where + ": " + error.what());
             }
+        } else if (key == "dry_sequence_breakers") {
+            if (!value.is_string()) {
+                throw InputError(key, where + ": dry_sequence_breakers must be a string \"id,id;id\", got " +
+                                          value.dump());
+            }
+            try {
+                row.params.dry_sequence_breakers = parse_dry_sequence_breakers(value.get<std::string>());
+            } catch (const InputError& error) {
+                throw InputError(key, where + ": " + error.what());
+            }
         } else if (key == "prompt_ids") {
             row.prompt_ids = id_list(value, key, where);
         } else if (key == "output_ids") {
@@ -132,6 +142,7 @@ nlohmann::ordered_json params_to_json(const SamplingParams& params) {
         }
     }
     out["logit_bias"] = format_logit_bias(params.logit_bias);
+    out["dry_sequence_breakers"] = format_dry_sequence_breakers(params.dry_sequence_breakers);
     out["seed"] = params.seed ? nlohmann::ordered_json(std::to_string(*params.seed)) : nlohmann::ordered_json(nullptr);
     return out;
 }

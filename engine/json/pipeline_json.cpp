@@ -32,6 +32,34 @@ void add_engine_f32(nlohmann::ordered_json& out, const PipelineTrace& trace) {
     out["engine_f32"] = std::move(e);
 }
 
+// XTC's two outcomes and their mixture, and mirostat's state.
+void add_llamacpp_state(nlohmann::ordered_json& out, const PipelineTrace& trace) {
+    if (trace.xtc) {
+        const XtcMixture& m = *trace.xtc;
+        nlohmann::ordered_json x;
+        x["probability"] = m.probability;
+        x["coin"] = m.coin;
+        x["fired"] = m.fired;
+        x["removed"] = m.removed;
+        x["kept_without"] = m.kept_without;
+        x["probs_without"] = m.probs_without;
+        x["kept_with"] = m.kept_with;
+        x["probs_with"] = m.probs_with;
+        x["mixture_ids"] = m.ids;
+        x["mixture_probs"] = m.probs;
+        out["xtc"] = std::move(x);
+    }
+    if (trace.mirostat) {
+        const MirostatStep& m = *trace.mirostat;
+        nlohmann::ordered_json x;
+        x["version"] = m.version;
+        x["mu_before"] = m.mu_before;
+        x["surprise"] = number_or_null(m.surprise);
+        x["mu_after"] = number_or_null(m.mu_after);
+        out["mirostat"] = std::move(x);
+    }
+}
+
 void add_engine_checks(nlohmann::ordered_json& out, const PipelineTrace& trace) {
     if (!trace.engine_refusals.empty()) out["engine_would_refuse"] = trace.engine_refusals;
     if (trace.engine_logprobs.empty()) return;
@@ -108,6 +136,7 @@ nlohmann::ordered_json pipeline_trace_to_json(const PipelineTrace& trace, const 
     out["ignored_params"] = trace.ignored_params;
     add_engine_f32(out, trace);
     add_engine_checks(out, trace);
+    add_llamacpp_state(out, trace);
     return out;
 }
 

@@ -8,6 +8,10 @@ namespace samplescope {
 
 namespace {
 
+nlohmann::ordered_json number_or_null(double value) {
+    return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+}
+
 nlohmann::ordered_json numbers_or_null(const Values& values) {
     auto out = nlohmann::ordered_json::array();
     for (const double v : values) {
@@ -46,6 +50,34 @@ nlohmann::ordered_json stage_to_json(const StageTrace& stage, const TraceJsonOpt
     if (stage.prob_floor) {
         out["max_prob"] = *stage.max_prob;
         out["prob_floor"] = *stage.prob_floor;
+    }
+    if (stage.temperature_used) {
+        out["temperature_used"] = *stage.temperature_used;
+        out["max_entropy"] = *stage.max_entropy;
+    }
+    if (stage.dry_ids) {
+        auto penalised = nlohmann::ordered_json::array();
+        for (std::size_t i = 0; i < stage.dry_ids->size(); ++i) {
+            nlohmann::ordered_json row;
+            row["id"] = (*stage.dry_ids)[i];
+            row["match_length"] = (*stage.dry_lengths)[i];
+            row["penalty"] = (*stage.dry_penalties)[i];
+            penalised.push_back(std::move(row));
+        }
+        out["dry_penalised"] = std::move(penalised);
+        if (stage.dry_repeat_limit) out["dry_repeat_limit"] = *stage.dry_repeat_limit;
+    }
+    if (stage.xtc_coin) {
+        out["xtc_coin"] = *stage.xtc_coin;
+        out["xtc_fired"] = stage.xtc_fired.value_or(false);
+        out["xtc_removed"] = *stage.xtc_removed;
+    }
+    if (stage.mirostat_mu) {
+        out["mirostat_mu"] = *stage.mirostat_mu;
+        if (stage.mirostat_k) {
+            out["mirostat_s_hat"] = number_or_null(*stage.mirostat_s_hat);
+            out["mirostat_k"] = number_or_null(*stage.mirostat_k);
+        }
     }
     if (options.full) out["logits"] = numbers_or_null(*stage.logits);
     return out;

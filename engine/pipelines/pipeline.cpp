@@ -21,6 +21,14 @@ std::optional<Rule> rule_from_name(Stage stage, std::string_view name) {
     return std::nullopt;
 }
 
+bool mirostat_chain(const Pipeline& pipeline, const SamplingParams& params) {
+    return pipeline.mirostat_replaces_chain && uses_mirostat(params);
+}
+
+bool in_mirostat_chain(Stage stage) {
+    return stage == Stage::LogitBias || stage == Stage::Temperature || stage == Stage::Mirostat;
+}
+
 bool is_step_stage(Stage stage) {
     return stage != Stage::Widen && stage != Stage::Softmax && stage != Stage::Draw;
 }

@@ -65,6 +65,10 @@ enum class Rule : int {
     TypicalPLlamaCpp,
     // Top-n-sigma (llama.cpp only).
     TopNSigmaLlamaCpp,
+    // llama.cpp's DRY, XTC and mirostat (v1 or v2, as the mirostat parameter says).
+    DryLlamaCpp,
+    XtcLlamaCpp,
+    MirostatLlamaCpp,
 };
 
 struct RuleInfo {
@@ -78,7 +82,7 @@ struct RuleInfo {
     bool unstable_ties;          // the stack breaks ties by an unstable sort (lower id here, flagged)
 };
 
-inline constexpr std::array<RuleInfo, 28> kRules{{
+inline constexpr std::array<RuleInfo, 31> kRules{{
     {Rule::LogitBiasAdd, Stage::LogitBias, "add", "l + bias", "llamacpp",
      "For each listed (id, bias): l[id] += bias; a bias of -inf bans the id. Applied first, before the penalties.",
      "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_logit_bias_apply; common/sampling.cpp "
@@ -131,8 +135,10 @@ inline constexpr std::array<RuleInfo, 28> kRules{{
      "vllm/v1/sample/sampler.py Sampler.sample",
      false},
     {Rule::TemperatureLlamaCpp, Stage::Temperature, "llamacpp", "l / T; T <= 0 keeps the max", "llamacpp",
-     "T <= 0: only the first maximal logit stays (the draw still runs over it); else l / T.",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_temp_impl", true},
+     "T <= 0: only the first maximal logit stays (the draw still runs over it); else l / T. With a dynamic "
+     "range d > 0 (and two or more candidates): T' = lo + (hi - lo) (H / log n)^exponent, lo = max(0, T - d), "
+     "hi = T + d, H the entropy of the candidates' q.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_temp_ext_apply, llama_sampler_temp_impl", true},
     {Rule::TopKContract, Stage::TopK, "contract", "Exactly k, lower id first", "spec",
      "The first k by (logit desc, id asc).", "sampling contract section 2, step 6", false},
     {Rule::TopKKeepTies, Stage::TopK, "keep_ties", "Keep all equal to the k-th", "vllm, hf",
@@ -193,6 +199,21 @@ inline constexpr std::array<RuleInfo, 28> kRules{{
     {Rule::TopNSigmaLlamaCpp, Stage::TopNSigma, "llamacpp", "l >= max - n sigma", "llamacpp",
      "Over the finite logits: max, mean and population sigma; drop l < max - n x sigma. One candidate passes.",
      "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_top_n_sigma_apply", false},
+    {Rule::DryLlamaCpp, Stage::Dry, "llamacpp", "multiplier x base^(L - allowed)", "llamacpp",
+     "Over the last N tokens (prompt and output): for each earlier end of a repeat of the suffix, of length "
+     "L >= allowed (cut at the latest sequence breaker), the id after it loses multiplier x base^(L - allowed), the "
+     "longest L per id; single-token breakers are never penalised.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_dry_apply", false},
+    {Rule::XtcLlamaCpp, Stage::Xtc, "llamacpp", "coin < p: drop q >= t but the last", "llamacpp",
+     "A coin u from its own stream (label 6); u < p: in rank order, drop the ids with q >= threshold except the "
+     "last of them, when two or more qualify and at least min_keep remain.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sample_xtc_apply", true},
+    {Rule::MirostatLlamaCpp, Stage::Mirostat, "llamacpp", "v1: top k(mu); v2: -log2 q <= mu", "llamacpp",
+     "v2: keep the ranked prefix with -log2 q <= mu (at least one). v1: s from the top 100 ranks' Zipf fit, "
+     "k = ((s - 1) 2^mu / (1 - V^(1 - s)))^(1 / s), keep the top max(1, k). After the draw mu -= eta "
+     "(-log2 q_token - tau).",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_mirostat_apply, llama_sampler_mirostat_v2_apply",
+     true},
 }};
 
 constexpr const RuleInfo& rule_info(Rule rule) { return kRules[static_cast<std::size_t>(rule)]; }
@@ -203,6 +224,7 @@ std::optional<Rule> rule_from_name(Stage stage, std::string_view name);
 
 // The stages a pipeline step may name: the ones between widening and the final softmax.
 bool is_step_stage(Stage stage);
+
 
 struct PipelineStep {
     Stage stage = Stage::TopK;
@@ -226,9 +248,18 @@ struct Pipeline {
     // backend filters top-k and top-p on one distribution, but when min-p is on
     // it renormalises after top-k and after top-p instead.
     bool joint_only_without_min_p = false;
+    // llama.cpp: with mirostat 1 or 2 the chain is logit bias, temperature
+    // (without its dynamic range) and mirostat; every other step is skipped.
+    bool mirostat_replaces_chain = false;
 
     const PipelineStep* find_step(Stage stage) const;
 };
+
+// Whether llama.cpp's mirostat chain replaces the pipeline's steps for these
+// parameters (Pipeline::mirostat_replaces_chain and mirostat on), and whether
+// a step runs in that chain (logit bias, temperature, mirostat).
+bool mirostat_chain(const Pipeline& pipeline, const SamplingParams& params);
+bool in_mirostat_chain(Stage stage);
 
 // Throws InputError for a step naming a stage twice, a stage that is not a
 // step stage, a rule of another stage, a joint step that follows no
@@ -277,6 +308,30 @@ struct EngineLogprob {
     std::string meaning;   // one line: what the number is
 };
 
+// XTC's coin decides between two distributions; the exact final
+// distribution of the step is their mixture, which a histogram of many draws
+// (each with its own coin) is tested against.
+struct XtcMixture {
+    double probability = 0.0;  // p
+    double coin = 0.0;         // this step's u (label 6); it fired when u < p
+    bool fired = false;
+    IdList removed;            // the ids the coin removes when it fires, ascending
+    IdList kept_without;       // the final distribution when the coin does not fire
+    Values probs_without;
+    IdList kept_with;          // and when it fires
+    Values probs_with;
+    IdList ids;                // (1 - p) q_without + p q_with, over the union, ascending
+    Values probs;
+};
+
+// Mirostat's state around one step.
+struct MirostatStep {
+    std::int64_t version = 0;
+    double mu_before = 0.0;
+    double mu_after = 0.0;     // mu - eta (surprise - tau)
+    double surprise = 0.0;     // -log2 of the drawn token's final q, in bits
+};
+
 struct PipelineTrace {
     std::string pipeline;         // its name
     SampleTrace trace;            // stages in the pipeline's own order
@@ -292,6 +347,10 @@ struct PipelineTrace {
     std::vector<std::string> engine_refusals;
     // The token's logprob as the engine returns it, in each of its modes.
     std::vector<EngineLogprob> engine_logprobs;
+    // Present when an XTC step's coin could change the kept set.
+    std::optional<XtcMixture> xtc;
+    // Present when a mirostat step ran.
+    std::optional<MirostatStep> mirostat;
 
     bool any_tie() const;
     bool any_near_boundary() const;
@@ -303,6 +362,11 @@ struct PipelineInput {
     SamplingParams params;
     std::span<const std::int64_t> prompt_ids;
     std::span<const std::int64_t> output_ids;
+    // XTC's coin for this step: a uniform in [0, 1). run_pipeline takes it
+    // from the XTC stream (generator.h xtc_coin) when absent.
+    std::optional<double> xtc_coin = std::nullopt;
+    // Mirostat's mu before this step; 2 tau (a fresh request) when absent.
+    std::optional<double> mirostat_mu = std::nullopt;
 };
 
 }  // namespace samplescope

@@ -10,8 +10,9 @@
 //   hf:       huggingface/transformers src/transformers/generation/utils.py
 //             GenerationMixin._get_logits_processor (repetition ... temperature, top-k, top-p, min-p)
 //   llamacpp: ggml-org/llama.cpp common/sampling.cpp common_sampler_init and common/common.h
-//             common_params_sampling::samplers (logit bias first, then penalties, top_n_sigma, top_k, typ_p,
-//             top_p, min_p, temperature; dist)
+//             common_params_sampling::samplers (logit bias first, then penalties, dry, top_n_sigma, top_k,
+//             typ_p, top_p, min_p, xtc, temperature (temp_ext); dist; with mirostat 1 or 2: logit bias, temp,
+//             mirostat)
 //   vllm-cuda: vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.forward_cuda
 //             and flashinfer_sample (top_k_top_p_sampling_from_logits, "top_k_first": mask the logits to
 //             the top k, softmax, top-p by FlashInfer's pivot; top_p_ / top_k_sampling_from_probs alone)
@@ -142,15 +143,21 @@ Pipeline preset_pipeline(std::string_view name) {
         // Temperature last: the truncations see the T = 1 distribution; T <= 0
         // is handled by the temperature sampler itself, so there is no greedy step.
         pipeline.penalty_last_n = 64;
+        // With mirostat on, common_sampler_init builds logit bias, temp and
+        // mirostat instead of the list: the runner skips the other steps.
+        pipeline.mirostat_replaces_chain = true;
         pipeline.steps = {step(S::LogitBias, R::LogitBiasAdd),
                           step(S::RepetitionPenalty, R::RepetitionLastN),
                           step(S::PresenceFrequency, R::PresenceFrequencyLastN),
+                          step(S::Dry, R::DryLlamaCpp),
                           step(S::TopNSigma, R::TopNSigmaLlamaCpp),
                           step(S::TopK, R::TopKExactUnstable),
                           step(S::TypicalP, R::TypicalPLlamaCpp),
                           step(S::TopP, R::TopPInclusiveCumsum),
                           step(S::MinP, R::MinPLog),
-                          step(S::Temperature, R::TemperatureLlamaCpp)};
+                          step(S::Xtc, R::XtcLlamaCpp),
+                          step(S::Temperature, R::TemperatureLlamaCpp),
+                          step(S::Mirostat, R::MirostatLlamaCpp)};
     } else if (name == "flashinfer-joint") {
         // FlashInfer has no penalties and no greedy mode: both are the caller's.
         // T = 0 is treated as the caller's argmax.
@@ -182,6 +189,9 @@ EngineDefaults engine_defaults(std::string_view name) {
         defaults.params.top_p = 0.95;
         defaults.params.min_p = 0.05;
         defaults.penalty_last_n = 64;
+        // The rest of llama.cpp's defaults are kParams' own (xtc_threshold 0.1,
+        // dry_base 1.75, dry_allowed_length 2, dry_penalty_last_n -1,
+        // mirostat_tau 5, mirostat_eta 0.1, dynatemp_exponent 1).
     }
     return defaults;
 }
@@ -202,9 +212,11 @@ Pipeline custom_pipeline(std::string_view stage_list) {
         } else if (const auto stage = stage_from_name(parts[0]); stage && is_step_stage(*stage)) {
             stages = {*stage};
         } else {
-            throw InputError("stages", "unknown stage \"" + parts[0] +
-                                           "\"; known: penalties, repetition_penalty, presence_frequency, greedy, "
-                                           "temperature, top_k, top_p, min_p, logit_bias, typical_p, top_n_sigma");
+            std::string known = "penalties";
+            for (const auto& info : kStages) {
+                if (is_step_stage(info.stage)) known += ", " + std::string(info.name);
+            }
+            throw InputError("stages", "unknown stage \"" + parts[0] + "\"; known: " + known);
         }
         bool joint = false;
         std::optional<Rule> rule;

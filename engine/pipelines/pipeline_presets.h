@@ -36,7 +36,7 @@ inline constexpr std::array<PresetInfo, 9> kPresets{{
      "as sglang; the default backend where FlashInfer is installed"},
     {"hf", "HF transformers generate()", "repetition -> greedy -> T -> top-k -> top-p -> min-p",
      "top_k 50, T 1, top_p 1, min_p off; do_sample False"},
-    {"llamacpp", "llama.cpp (default chain)", "logit bias -> penalties (last 64) -> top-n-sigma -> top-k -> typical-p -> top-p -> min-p -> T",
+    {"llamacpp", "llama.cpp (default chain)", "logit bias -> penalties (last 64) -> DRY -> top-n-sigma -> top-k -> typical-p -> top-p -> min-p -> XTC -> T (dynamic) | mirostat: logit bias -> T -> mirostat",
      "T 0.8, top_k 40, top_p 0.95, min_p 0.05, penalty_last_n 64, repeat 1"},
     {"flashinfer-joint", "FlashInfer (joint)", "T -> top-k | top-p (joint) -> min-p", "none: the caller's"},
     {"flashinfer-topk-first", "FlashInfer (top_k_first)", "T -> top-k -> top-p (renormalised) -> min-p",

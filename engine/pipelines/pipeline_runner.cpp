@@ -33,6 +33,7 @@ public:
         return row_.greedy_token >= 0 && !row_.draw_after_greedy ? Values{1.0} : row_.kept_probs();
     }
     bool any_tie() const { return any_tie_; }
+    const std::optional<MirostatStep>& mirostat() const { return mirostat_; }
 
     SampleResult run(Pcg32& rng) {
         record(Stage::Widen, true, StepReport{}, StageTrace{});
@@ -49,6 +50,11 @@ public:
             }
             if (row_.greedy_token >= 0 && !row_.draw_after_greedy) {
                 report.note = "skipped: greedy";
+                record(step.stage, false, std::move(report), StageTrace{});
+                continue;
+            }
+            if (mirostat_chain_ && !in_mirostat_chain(step.stage)) {
+                report.note = "skipped: with mirostat the chain is logit bias, temperature, mirostat";
                 record(step.stage, false, std::move(report), StageTrace{});
                 continue;
             }
@@ -103,6 +109,18 @@ private:
         result.logprob = row_.contract_logprob(result.token);
         result.u = u;
         result.kept_count = row_.kept().size();
+        if (row_.mirostat_ran) {
+            // mu - eta (surprise - tau), the surprise of the drawn token's final q in bits.
+            const IdList& kept = row_.kept();
+            const auto at = std::lower_bound(kept.begin(), kept.end(), result.token) - kept.begin();
+            MirostatStep m;
+            m.version = row_.params.mirostat;
+            m.mu_before = row_.mirostat_mu;
+            m.surprise = row_.r(-std::log2(row_.kept_probs()[static_cast<std::size_t>(at)]));
+            m.mu_after = row_.r(m.mu_before - row_.r(row_.params.mirostat_eta * row_.r(m.surprise - row_.params.mirostat_tau)));
+            mirostat_ = m;
+            if (out_) out_->mirostat = m;
+        }
         if (out_) {
             SampleTrace& trace = out_->trace;
             trace.token = result.token;
@@ -119,20 +137,35 @@ private:
     // pipeline reads, in the parameter table's order.
     std::vector<std::string> ignored_params() const {
         std::vector<std::string> ignored;
-        if (uses_logit_bias(row_.params)) {
+        // A step counts when it is enabled and, in llama.cpp's mirostat chain, one of that chain's.
+        const auto runs = [this](const PipelineStep& step) {
+            return step.enabled && (!mirostat_chain_ || in_mirostat_chain(step.stage));
+        };
+        const auto list_read = [&](Stage stage) {
             bool read = false;
-            for (const auto& step : pipeline_.steps) read = read || (step.enabled && step.stage == Stage::LogitBias);
-            if (!read) ignored.emplace_back("logit_bias");
-        }
+            for (const auto& step : pipeline_.steps) read = read || (runs(step) && step.stage == stage);
+            return read;
+        };
+        if (uses_logit_bias(row_.params) && !list_read(Stage::LogitBias)) ignored.emplace_back("logit_bias");
         for (const auto& info : kParams) {
             if (param_value(row_.params, info.param) == info.default_value) continue;
             bool read = false;
             for (const auto& step : pipeline_.steps) {
-                if (!step.enabled) continue;
+                if (!runs(step)) continue;
                 const StageUnit& unit = stage_unit(step.stage);
-                for (const auto param : unit.reads) read = read || (param == info.param && unit.listens(pipeline_, step));
+                for (const auto param : unit.reads) {
+                    read = read || (param == info.param && unit.listens(pipeline_, step) &&
+                                    (!unit.rule_reads || unit.rule_reads(step.rule, param)));
+                }
+            }
+            // llama.cpp's mirostat chain builds a plain temperature, without the dynamic range.
+            if (mirostat_chain_ && (info.param == Param::DynatempRange || info.param == Param::DynatempExponent)) {
+                read = false;
             }
             if (!read) ignored.emplace_back(info.key);
+        }
+        if (!row_.params.dry_sequence_breakers.empty() && !list_read(Stage::Dry)) {
+            ignored.emplace_back("dry_sequence_breakers");
         }
         return ignored;
     }
@@ -151,7 +184,9 @@ private:
     const Pipeline& pipeline_;
     PipelineTrace* out_;
     RowState row_;
+    bool mirostat_chain_ = mirostat_chain(pipeline_, row_.params);
     bool any_tie_ = false;
+    std::optional<MirostatStep> mirostat_;
 };
 
 // The ids of `kept` with q > 0, with their q.
@@ -221,6 +256,51 @@ std::optional<EngineF32> engine_f32(const Pipeline& pipeline, const PipelineInpu
     return f32;
 }
 
+// Where an XTC step's coin could change the kept set: the final
+// distribution with and without the exclusion (the step run again with a coin
+// that fires and one that does not) and their mixture.
+std::optional<XtcMixture> xtc_mixture(const Pipeline& pipeline, const PipelineInput& input, const Pcg32& rng,
+                                      const HistoryCounts* history, const PipelineTrace& traced) {
+    const StageTrace* stage = traced.trace.find_stage(Stage::Xtc);
+    if (!stage || !stage->active || !stage->xtc_removed || stage->xtc_removed->empty()) return std::nullopt;
+    XtcMixture m;
+    m.probability = input.params.xtc_probability;
+    m.coin = stage->xtc_coin.value_or(0.0);
+    m.fired = stage->xtc_fired.value_or(false);
+    m.removed = *stage->xtc_removed;
+    const auto branch = [&](double coin, IdList& kept, Values& probs) {
+        PipelineInput forced = input;
+        forced.xtc_coin = coin;
+        Runner runner(pipeline, forced, nullptr, history);
+        Pcg32 local = rng;
+        runner.run(local);
+        kept = runner.final_kept();
+        probs = runner.final_probs();
+    };
+    branch(0.0, m.kept_with, m.probs_with);        // 0 < p: fires
+    branch(1.0, m.kept_without, m.probs_without);  // 1 >= p: does not
+    const double p = m.probability;
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < m.kept_without.size() || j < m.kept_with.size()) {
+        const bool take_without = j == m.kept_with.size() || (i < m.kept_without.size() && m.kept_without[i] <= m.kept_with[j]);
+        const bool take_with = i == m.kept_without.size() || (j < m.kept_with.size() && m.kept_with[j] <= m.kept_without[i]);
+        double q = 0.0;
+        std::int32_t id = 0;
+        if (take_without) {
+            id = m.kept_without[i];
+            q += (1.0 - p) * m.probs_without[i++];
+        }
+        if (take_with) {
+            id = m.kept_with[j];
+            q += p * m.probs_with[j++];
+        }
+        m.ids.push_back(id);
+        m.probs.push_back(q);
+    }
+    return m;
+}
+
 PipelineTrace start_trace(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t seed) {
     PipelineTrace out;
     out.pipeline = pipeline.name;
@@ -235,11 +315,14 @@ PipelineTrace start_trace(const Pipeline& pipeline, const PipelineInput& input, 
 
 }  // namespace
 
-PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& input, Pcg32& rng, std::uint64_t seed,
+PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& given, Pcg32& rng, std::uint64_t seed,
                            std::uint64_t draws_before, const HistoryCounts* history) {
+    PipelineInput input = given;
+    if (!input.xtc_coin) input.xtc_coin = xtc_coin(seed, draws_before);
     PipelineTrace out = start_trace(pipeline, input, seed);
     Pcg32 local = rng;  // committed only when the step succeeds
     Runner(pipeline, input, &out, history).run(local);
+    out.xtc = xtc_mixture(pipeline, input, rng, history, out);
     if (!pipeline.reference) {
         out.engine_f32 = engine_f32(pipeline, input, rng, history, out);
         out.engine_refusals = engine_refusals(pipeline.name, input.params);

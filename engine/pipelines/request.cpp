@@ -38,8 +38,11 @@ void Request::set_params(const SamplingParams& params) {
 PipelineTrace Request::step_pipeline(std::span<const double> logits) {
     check_draw_counter(draws_, 1, "skip_draws");  // the draw this step may take must fit the counter
     Pcg32 rng = rng_;  // committed only when the step succeeds
-    PipelineTrace trace = run_pipeline(pipeline_, PipelineInput{logits, params_, prompt_, output_}, rng, seed_, draws_);
+    PipelineInput input{logits, params_, prompt_, output_};
+    input.mirostat_mu = mirostat_mu_;
+    PipelineTrace trace = run_pipeline(pipeline_, input, rng, seed_, draws_);
     rng_ = rng;
+    if (trace.mirostat) mirostat_mu_ = trace.mirostat->mu_after;
     draws_ = trace.trace.draws_consumed;
     output_.push_back(trace.trace.token);
     return trace;
@@ -49,6 +52,7 @@ void Request::reset() {
     rng_ = stream(seed_, kSampleLabel);
     draws_ = 0;
     output_ = initial_output_;
+    mirostat_mu_.reset();
 }
 
 }  // namespace samplescope

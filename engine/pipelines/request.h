@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -30,8 +31,13 @@ public:
     PipelineTrace step_pipeline(std::span<const double> logits);
     SampleTrace step(std::span<const double> logits) { return step_pipeline(logits).trace; }
 
-    // Back to the first draw of the seed's stream and the original history.
+    // Back to the first draw of the seed's stream, the original history and
+    // mirostat's starting mu.
     void reset();
+
+    // Mirostat's state: 2 tau until a mirostat step has run, then the mu the
+    // last step left (PipelineTrace::mirostat).
+    double mirostat_mu() const { return mirostat_mu_.value_or(2.0 * params_.mirostat_tau); }
 
     std::uint64_t seed() const { return seed_; }
     std::uint64_t draws_consumed() const { return draws_; }
@@ -50,6 +56,7 @@ private:
     std::vector<std::int64_t> initial_output_;
     Pcg32 rng_;
     std::uint64_t draws_ = 0;
+    std::optional<double> mirostat_mu_;
 };
 
 }  // namespace samplescope

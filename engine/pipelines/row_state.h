@@ -75,6 +75,10 @@ public:
     // temperature <= 0 keeps the maximum and draws over it).
     std::int32_t greedy_token = -1;
     bool draw_after_greedy = false;
+    // Mirostat: whether its step ran, and mu as that step saw it (the runner
+    // updates mu from the drawn token).
+    bool mirostat_ran = false;
+    double mirostat_mu = 0.0;
 
     // ---- changes --------------------------------------------------------
     // A penalty: `apply(logit, index)` gives the new logit of ids[index]; it is

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <string>
 
 #include "engine/core/element_math.h"
 #include "engine/pipelines/stage_unit.h"
@@ -34,6 +35,17 @@ TruncationOutcome decide(Rule rule, const TruncationView& view, const Values& pr
             if (view.logits[id] >= min_logit) out.kept.push_back(id);
             if (near_threshold(view.logits[id], min_logit)) out.near_boundary = true;
         }
+        // Fewer than min_keep pass: llama.cpp's sorted path keeps the top
+        // min_keep in rank order instead.
+        const auto min_keep = static_cast<std::size_t>(view.params.min_keep);
+        if (out.kept.size() < min_keep) {
+            const Ranked ranked = ranked_candidates(view);
+            const std::size_t count = std::min(min_keep, ranked.ids.size());
+            keep_prefix(ranked, count, out, false);
+            out.tie_at_boundary = tie_across(view, ranked, count);
+            out.note = "fewer than min_keep = " + std::to_string(min_keep) + " pass: the top " +
+                       std::to_string(count) + " stay";
+        }
     }
     return out;
 }
@@ -49,10 +61,13 @@ bool min_p(RowState& row, const PipelineStep& step, StepReport& report, StageTra
     return true;
 }
 
-constexpr std::array<Param, 1> kReads{Param::MinP};
+constexpr std::array<Param, 2> kReads{Param::MinP, Param::MinKeep};
+
+// Only llama.cpp's rule has a min_keep.
+bool rule_reads(Rule rule, Param param) { return param != Param::MinKeep || rule == Rule::MinPLog; }
 
 }  // namespace
 
-const StageUnit kMinPUnit{Stage::MinP, kReads, listens_always, min_p};
+const StageUnit kMinPUnit{Stage::MinP, kReads, listens_always, min_p, rule_reads};
 
 }  // namespace samplescope

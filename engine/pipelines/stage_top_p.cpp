@@ -63,10 +63,13 @@ TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
             double mass = 0.0;
             std::size_t count = n;
             double before = 0.0;
+            // llama.cpp also needs i + 1 >= min_keep (0 and 1 alike).
+            const std::size_t min_keep =
+                rule == Rule::TopPInclusiveCumsum ? static_cast<std::size_t>(view.params.min_keep) : 0;
             for (std::size_t i = 0; i < n; ++i) {
                 before = mass;
                 mass = r(mass + ranked.probs[i]);
-                if (top_p_reached(mass, p)) {
+                if (top_p_reached(mass, p) && i + 1 >= min_keep) {
                     count = i + 1;
                     break;
                 }
@@ -211,10 +214,13 @@ bool top_p(RowState& row, const PipelineStep& step, StepReport& report, StageTra
     return true;
 }
 
-constexpr std::array<Param, 1> kReads{Param::TopP};
+constexpr std::array<Param, 2> kReads{Param::TopP, Param::MinKeep};
+
+// Only llama.cpp's rule has a min_keep.
+bool rule_reads(Rule rule, Param param) { return param != Param::MinKeep || rule == Rule::TopPInclusiveCumsum; }
 
 }  // namespace
 
-const StageUnit kTopPUnit{Stage::TopP, kReads, listens_always, top_p};
+const StageUnit kTopPUnit{Stage::TopP, kReads, listens_always, top_p, rule_reads};
 
 }  // namespace samplescope

@@ -66,11 +66,11 @@ TruncationOutcome decide(const TruncationView& view, std::size_t min_keep) {
 
 bool typical_p(RowState& row, const PipelineStep&, StepReport& report, StageTrace& shown) {
     if (!uses_typical_p(row.params)) return false;
-    apply_outcome(row, decide(view_of(row), 0), report, shown);
+    apply_outcome(row, decide(view_of(row), static_cast<std::size_t>(row.params.min_keep)), report, shown);
     return true;
 }
 
-constexpr std::array<Param, 1> kReads{Param::TypicalP};
+constexpr std::array<Param, 2> kReads{Param::TypicalP, Param::MinKeep};
 
 }  // namespace
 

@@ -29,6 +29,9 @@ struct StageUnit {
     // open), changes the row through RowState, and writes what it decided into
     // `report` and its thresholds into `shown` (the stage's trace entry).
     bool (*run)(RowState& row, const PipelineStep& step, StepReport& report, StageTrace& shown);
+    // Where only some of the unit's rules read a parameter of `reads`
+    // (min_keep is llama.cpp's alone): whether `rule` reads `param`. Null: every rule reads all of them.
+    bool (*rule_reads)(Rule rule, Param param) = nullptr;
 };
 
 // `listens` for a unit whose enabled step always reads its parameters.
@@ -50,5 +53,8 @@ extern const StageUnit kTopPUnit;
 extern const StageUnit kMinPUnit;
 extern const StageUnit kTypicalPUnit;
 extern const StageUnit kTopNSigmaUnit;
+extern const StageUnit kDryUnit;
+extern const StageUnit kXtcUnit;
+extern const StageUnit kMirostatUnit;
 
 }  // namespace samplescope

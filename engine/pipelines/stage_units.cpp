@@ -9,10 +9,10 @@ namespace samplescope {
 
 namespace {
 
-const std::array<const StageUnit*, 10> kUnits{&kLogitBiasUnit, &kRepetitionPenaltyUnit, &kPresenceFrequencyUnit,
-                                              &kGreedyUnit,    &kTemperatureUnit,       &kTopNSigmaUnit,
-                                              &kTopKUnit,      &kTypicalPUnit,          &kTopPUnit,
-                                              &kMinPUnit};
+const std::array<const StageUnit*, 13> kUnits{
+    &kLogitBiasUnit, &kRepetitionPenaltyUnit, &kPresenceFrequencyUnit, &kDryUnit, &kGreedyUnit,
+    &kTemperatureUnit, &kTopNSigmaUnit, &kTopKUnit, &kTypicalPUnit, &kTopPUnit,
+    &kMinPUnit, &kXtcUnit, &kMirostatUnit};
 
 }  // namespace
 

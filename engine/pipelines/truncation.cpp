@@ -65,6 +65,12 @@ void apply_outcome(RowState& row, TruncationOutcome outcome, StepReport& report,
     shown.logit_mean = outcome.shown.logit_mean;
     shown.logit_sigma = outcome.shown.logit_sigma;
     shown.logit_floor = outcome.shown.logit_floor;
+    shown.xtc_coin = outcome.shown.xtc_coin;
+    shown.xtc_fired = outcome.shown.xtc_fired;
+    shown.xtc_removed = std::move(outcome.shown.xtc_removed);
+    shown.mirostat_mu = outcome.shown.mirostat_mu;
+    shown.mirostat_s_hat = outcome.shown.mirostat_s_hat;
+    shown.mirostat_k = outcome.shown.mirostat_k;
     shown.walk_ids = std::move(outcome.shown.walk_ids);
     shown.walk_mass = std::move(outcome.shown.walk_mass);
 }

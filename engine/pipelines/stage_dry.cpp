@@ -1,0 +1,140 @@
+// The DRY unit ("don't repeat yourself"), as llama.cpp defines it
+// (ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_dry_apply, ported
+// there from koboldcpp). Over the last N tokens of the history (the prompt's,
+// then the output's; N = dry_penalty_last_n, -1 = all of it):
+//
+// 1. The repeat limit: walking back from the newest token, the first sequence
+//    breaker found (its head at distance i from the end, its tail of length t
+//    following it) caps every repeat at i - t tokens, so no repeat reaches
+//    across it. No step runs when the limit (or the window) is below the
+//    allowed length.
+// 2. For each earlier position j, the length of the longest common suffix of
+//    the history up to j and the whole history, capped at the limit.
+// 3. Where that length L >= the allowed length, the token right after j would
+//    extend the repeat to L + 1: it loses multiplier x base^(L - allowed),
+//    the longest L per token counting. A token that is a breaker of its own
+//    (a single-token sequence) is never penalised.
+//
+// llama.cpp clamps the exponent so base^exponent stays below float's maximum;
+// the same clamp is kept here. Its linear-time Z-algorithm is replaced by the
+// direct comparison (quadratic in N at worst, fine for a reference's window),
+// which gives the same capped lengths.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "engine/pipelines/row_state.h"
+#include "engine/pipelines/stage_unit.h"
+
+namespace samplescope {
+
+namespace {
+
+struct DryPenalty {
+    IdList ids;                         // ascending
+    std::vector<std::int64_t> lengths;  // the repeat each would extend
+    Values penalties;
+    std::size_t repeat_limit = 0;
+};
+
+// The window, oldest first.
+std::vector<std::int64_t> window(const RowState& row) {
+    const auto& prompt = row.input.prompt_ids;
+    const auto& output = row.input.output_ids;
+    const std::size_t total = prompt.size() + output.size();
+    const std::size_t n = row.params.dry_penalty_last_n < 0
+                              ? total
+                              : std::min(total, static_cast<std::size_t>(row.params.dry_penalty_last_n));
+    std::vector<std::int64_t> tokens;
+    tokens.reserve(n);
+    for (std::size_t i = total - n; i < total; ++i) {
+        tokens.push_back(i < prompt.size() ? prompt[i] : output[i - prompt.size()]);
+    }
+    return tokens;
+}
+
+std::optional<DryPenalty> decide(const RowState& row) {
+    const SamplingParams& p = row.params;
+    const std::vector<std::int64_t> tokens = window(row);
+    const std::size_t n = tokens.size();
+    const auto allowed = static_cast<std::size_t>(p.dry_allowed_length);
+    if (n <= allowed) return std::nullopt;
+    // at(i): the i-th token from the end (0 = the newest), llama.cpp's rat(i).
+    const auto at = [&tokens, n](std::size_t i) { return tokens[n - 1 - i]; };
+
+    std::size_t limit = n;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::optional<std::size_t> longest;
+        for (const auto& breaker : p.dry_sequence_breakers) {
+            if (breaker.front() != at(i)) continue;
+            const std::size_t tail = breaker.size() - 1;
+            if (tail > i || (longest && tail <= *longest)) continue;
+            bool match = true;
+            for (std::size_t k = 0; k < tail && match; ++k) match = breaker[k + 1] == at(i - k - 1);
+            if (match) longest = tail;
+        }
+        if (longest) {
+            limit = i - *longest;
+            break;
+        }
+    }
+    if (limit < allowed) return std::nullopt;
+
+    // The longest repeat each token would extend.
+    std::map<std::int64_t, std::size_t> longest_for;
+    for (std::size_t k = 1; k < n; ++k) {
+        std::size_t length = 0;
+        while (length + k < n && at(length) == at(length + k)) ++length;
+        length = std::min(length, limit);
+        if (length < allowed) continue;
+        // The suffix ending k tokens back repeats the end: the token after it extends the repeat.
+        const std::int64_t next = at(k - 1);
+        auto [it, inserted] = longest_for.emplace(next, length);
+        if (!inserted) it->second = std::max(it->second, length);
+    }
+
+    int max_exponent = 0;
+    if (p.dry_base > 1.000001) max_exponent = static_cast<int>(88.7228391 / std::log(p.dry_base));
+    DryPenalty out;
+    out.repeat_limit = limit;
+    for (const auto& [id, length] : longest_for) {
+        const bool own_breaker = std::any_of(p.dry_sequence_breakers.begin(), p.dry_sequence_breakers.end(),
+                                             [id](const auto& b) { return b.size() == 1 && b.front() == id; });
+        if (own_breaker) continue;
+        auto exponent = static_cast<int>(length - allowed);
+        if (max_exponent > 0 && exponent > max_exponent) exponent = max_exponent;
+        out.ids.push_back(static_cast<std::int32_t>(id));
+        out.lengths.push_back(static_cast<std::int64_t>(length));
+        out.penalties.push_back(row.r(p.dry_multiplier * row.r(std::pow(p.dry_base, exponent))));
+    }
+    return out;
+}
+
+bool dry(RowState& row, const PipelineStep&, StepReport& report, StageTrace& shown) {
+    if (!uses_dry(row.params)) return false;
+    check_dry_sequence_breakers(row.params.dry_sequence_breakers, row.vocab);
+    std::optional<DryPenalty> penalty = decide(row);
+    if (!penalty) {
+        report.note = "no repeat longer than the allowed length in the window";
+        shown.dry_ids = std::make_shared<const IdList>();
+        return true;
+    }
+    const Values& amounts = penalty->penalties;
+    row.penalise(penalty->ids, "dry", [&row, &amounts](double logit, std::size_t i) { return row.r(logit - amounts[i]); });
+    shown.dry_repeat_limit = penalty->repeat_limit;
+    shown.dry_ids = std::make_shared<const IdList>(std::move(penalty->ids));
+    shown.dry_lengths = std::make_shared<const std::vector<std::int64_t>>(std::move(penalty->lengths));
+    shown.dry_penalties = std::make_shared<const Values>(std::move(penalty->penalties));
+    return true;
+}
+
+constexpr std::array<Param, 4> kReads{Param::DryMultiplier, Param::DryBase, Param::DryAllowedLength,
+                                      Param::DryPenaltyLastN};
+
+}  // namespace
+
+const StageUnit kDryUnit{Stage::Dry, kReads, listens_always, dry};
+
+}  // namespace samplescope
