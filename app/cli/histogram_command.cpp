@@ -41,7 +41,8 @@ Command add_histogram_command(CLI::App& app) {
         check_draw_counter(input.skip_draws, draws, "skip_draws");
         const Pipeline pipeline = resolve_pipeline(*pipeline_options);
         if (*engine_defaults) apply_engine_defaults(*options, pipeline, input);
-        const PipelineInput row{input.logits, input.params, input.prompt_ids, input.output_ids};
+        PipelineInput row{input.logits, input.params, input.prompt_ids, input.output_ids};
+        row.mirostat_mu = input.mirostat_mu;
         EmpiricalResult result = sample_empirically(pipeline, row, draws, input.skip_draws);
         auto json = empirical_to_json(result, input.labels);
         if (!expected_options->name.empty() || !expected_options->stages.empty()) {
@@ -49,13 +50,13 @@ Command add_histogram_command(CLI::App& app) {
             PipelineInput seeded = row;
             seeded.params.seed = result.trace.trace.seed;
             const PipelineTrace other = trace_pipeline_once(expected, seeded, input.skip_draws);
-            result.test = chi_square_test(result.histogram, other.trace.final_kept(), other.trace.final_probs());
+            result.test = chi_square_test(result.histogram, other.exact_ids(), other.exact_probs());
             result.deviation =
-                largest_deviation(result.histogram, other.trace.final_kept(), other.trace.final_probs());
+                largest_deviation(result.histogram, other.exact_ids(), other.exact_probs());
             json = empirical_to_json(result, input.labels);
             json["expected_from"] = other.pipeline;
-            json["expected_kept"] = other.trace.final_kept();
-            json["expected_q"] = other.trace.final_probs();
+            json["expected_kept"] = other.exact_ids();
+            json["expected_q"] = other.exact_probs();
         }
         std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return 0;

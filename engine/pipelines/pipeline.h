@@ -354,6 +354,10 @@ struct PipelineTrace {
 
     bool any_tie() const;
     bool any_near_boundary() const;
+    // The exact distribution a draw of this step follows: the final kept set
+    // and q, or with an XTC coin the mixture of its two outcomes.
+    const IdList& exact_ids() const { return xtc ? xtc->ids : trace.final_kept(); }
+    const Values& exact_probs() const { return xtc ? xtc->probs : trace.final_probs(); }
 };
 
 // One row and its parameters, as every pipeline function takes them.

@@ -57,27 +57,43 @@ std::vector<Category> categories(const Histogram& histogram, const IdList& ids, 
 
 }  // namespace
 
-Histogram draw_histogram(const IdList& kept, const Values& q, Pcg32& rng, std::uint64_t draws,
-                         const DrawProgress& progress, const std::atomic<bool>* cancel) {
-    check_draws(draws);
-    Histogram h;
-    h.ids = kept;
-    h.expected = q;
-    h.counts.assign(kept.size(), 0);
-    // The contract's walk picks the first kept id whose running sum exceeds u.
-    // The running sums never decrease, so a binary search over the same sums
-    // (summed in the same order) picks the same id in log time.
-    Values cumulative;
-    bool fell_back_unused = false;
-    inverse_cdf_draw(kept, q, 0.0, &cumulative, fell_back_unused);
-    std::size_t fallback = kept.size() - 1;
-    for (std::size_t i = q.size(); i-- > 0;) {
-        if (q[i] > 0.0) {
-            fallback = i;
-            break;
+namespace {
+
+// One distribution's inverse CDF, searchable: the contract's walk picks the
+// first kept id whose running sum exceeds u. The running sums never decrease,
+// so a binary search over the same sums (summed in the same order) picks the
+// same id in log time.
+class Walk {
+public:
+    Walk(const IdList& kept, const Values& q) {
+        bool fell_back_unused = false;
+        inverse_cdf_draw(kept, q, 0.0, &cumulative_, fell_back_unused);
+        fallback_ = kept.size() - 1;
+        for (std::size_t i = q.size(); i-- > 0;) {
+            if (q[i] > 0.0) {
+                fallback_ = i;
+                break;
+            }
         }
     }
-    constexpr std::uint64_t kProgressEvery = 65536;
+    // The index into kept of the id u draws.
+    std::size_t pick(double u) const {
+        const auto at = static_cast<std::size_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), u) -
+                                                 cumulative_.begin());
+        return at < cumulative_.size() ? at : fallback_;
+    }
+
+private:
+    Values cumulative_;
+    std::size_t fallback_ = 0;
+};
+
+constexpr std::uint64_t kProgressEvery = 65536;
+
+// Counts `draws` picks into h.counts; `pick` gives the histogram index of one draw.
+template <class Pick>
+void count_draws(Histogram& h, std::uint64_t draws, const DrawProgress& progress, const std::atomic<bool>* cancel,
+                 Pick pick) {
     for (std::uint64_t d = 0; d < draws; ++d) {
         if (d % kProgressEvery == 0 && d > 0) {
             if (cancel && cancel->load(std::memory_order_relaxed)) {
@@ -86,13 +102,53 @@ Histogram draw_histogram(const IdList& kept, const Values& q, Pcg32& rng, std::u
             }
             if (progress) progress(d);
         }
-        const double u = rng.uniform_f64();
-        const auto at = static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) -
-                                                 cumulative.begin());
-        ++h.counts[at < cumulative.size() ? at : fallback];
+        ++h.counts[pick()];
         ++h.draws;
     }
     if (progress) progress(h.draws);
+}
+
+// Where each of `kept` sits in `ids` (both ascending, kept a subset).
+std::vector<std::size_t> positions_in(const IdList& kept, const IdList& ids) {
+    std::vector<std::size_t> at;
+    at.reserve(kept.size());
+    for (const auto id : kept) {
+        at.push_back(static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin()));
+    }
+    return at;
+}
+
+}  // namespace
+
+Histogram draw_histogram(const IdList& kept, const Values& q, Pcg32& rng, std::uint64_t draws,
+                         const DrawProgress& progress, const std::atomic<bool>* cancel) {
+    check_draws(draws);
+    Histogram h;
+    h.ids = kept;
+    h.expected = q;
+    h.counts.assign(kept.size(), 0);
+    const Walk walk(kept, q);
+    count_draws(h, draws, progress, cancel, [&] { return walk.pick(rng.uniform_f64()); });
+    return h;
+}
+
+Histogram draw_xtc_histogram(const XtcMixture& xtc, Pcg32& rng, Pcg32& coins, std::uint64_t draws,
+                             const DrawProgress& progress, const std::atomic<bool>* cancel) {
+    check_draws(draws);
+    Histogram h;
+    h.ids = xtc.ids;
+    h.expected = xtc.probs;
+    h.counts.assign(xtc.ids.size(), 0);
+    const Walk with(xtc.kept_with, xtc.probs_with);
+    const Walk without(xtc.kept_without, xtc.probs_without);
+    const std::vector<std::size_t> with_at = positions_in(xtc.kept_with, xtc.ids);
+    const std::vector<std::size_t> without_at = positions_in(xtc.kept_without, xtc.ids);
+    count_draws(h, draws, progress, cancel, [&] {
+        // The coin first, from its own stream; then the draw's uniform, as a step takes them.
+        const bool fires = coins.uniform_f64() < xtc.probability;
+        const double u = rng.uniform_f64();
+        return fires ? with_at[with.pick(u)] : without_at[without.pick(u)];
+    });
     return h;
 }
 
@@ -140,10 +196,17 @@ EmpiricalResult sample_empirically(const Pipeline& pipeline, const PipelineInput
     } else {
         Pcg32 rng = stream(*seeded.params.seed, kSampleLabel);
         rng.skip_draws(skip_draws);
-        result.histogram = draw_histogram(kept, q, rng, draws, progress, cancel);
+        if (result.trace.xtc) {
+            // Each draw throws its own XTC coin: the exact distribution is the mixture.
+            Pcg32 coins = stream(*seeded.params.seed, kXtcLabel);
+            coins.skip_draws(skip_draws);
+            result.histogram = draw_xtc_histogram(*result.trace.xtc, rng, coins, draws, progress, cancel);
+        } else {
+            result.histogram = draw_histogram(kept, q, rng, draws, progress, cancel);
+        }
     }
-    result.test = chi_square_test(result.histogram, kept, q);
-    result.deviation = largest_deviation(result.histogram, kept, q);
+    result.test = chi_square_test(result.histogram, result.trace.exact_ids(), result.trace.exact_probs());
+    result.deviation = largest_deviation(result.histogram, result.trace.exact_ids(), result.trace.exact_probs());
     return result;
 }
 

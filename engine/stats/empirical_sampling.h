@@ -39,6 +39,12 @@ using DrawProgress = std::function<void(std::uint64_t done)>;
 Histogram draw_histogram(const IdList& kept, const Values& q, Pcg32& rng, std::uint64_t draws,
                          const DrawProgress& progress = {}, const std::atomic<bool>* cancel = nullptr);
 
+// The same for a step with an XTC coin (PipelineTrace::xtc): each draw takes
+// its coin from `coins` (XTC's stream) and its uniform from `rng`, and draws
+// from the distribution the coin chose; `expected` is the mixture.
+Histogram draw_xtc_histogram(const XtcMixture& xtc, Pcg32& rng, Pcg32& coins, std::uint64_t draws,
+                             const DrawProgress& progress = {}, const std::atomic<bool>* cancel = nullptr);
+
 // Counts against the exact q of (ids, q), matched by id; an id absent from
 // either side counts 0 there.
 ChiSquareTest chi_square_test(const Histogram& histogram, const IdList& ids, const Values& q);
@@ -53,7 +59,8 @@ struct EmpiricalResult {
 };
 
 // The request's stream (seed from the params, chosen when absent; skip_draws
-// discarded) drawn `draws` times from the pipeline's final distribution. The
+// discarded) drawn `draws` times from the pipeline's final distribution (with
+// XTC: each draw with its own coin, tested against the mixture). The
 // first draw is the trace's own. A greedy step without a draw gives N copies
 // of its token and consumes no uniform.
 EmpiricalResult sample_empirically(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t draws,
