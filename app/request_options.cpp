@@ -1,6 +1,7 @@
 #include "app/request_options.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <optional>
@@ -102,6 +103,10 @@ void add_request_options(CLI::App& app, RequestOptions& options) {
     app.add_option("--dry-sequence-breakers", options.dry_sequence_breakers,
                    "DRY's sequence breakers as token ids: sequences separated by ';', the ids of one by ',' "
                    "(\"13;198,271\"). A repeat never reaches across one. Default none.");
+    app.add_option("--mirostat-mu", options.mirostat_mu,
+                   "Mirostat's state mu to start the request from, a finite number (default 2 x mirostat_tau): "
+                   "give the mu_after of a step to continue from it")
+        ->check(non_empty_value());
     app.add_option("--seed", options.seed, "Seed, a decimal integer in [0, 2^64-1]; chosen and reported when absent")
         ->check(non_empty_value());
     app.add_option("--prompt-ids", options.prompt_ids, "Prompt ids, e.g. \"1,2,2\" (repetition penalty)");
@@ -176,6 +181,13 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
         set_param(out.params, *param, *value);
     }
     if (!options.seed.empty()) out.params.seed = parse_seed(trim(options.seed));
+    if (!options.mirostat_mu.empty()) {
+        const auto mu = parse_real(trim(options.mirostat_mu));
+        if (!mu || !std::isfinite(*mu) || real_overflows(trim(options.mirostat_mu))) {
+            throw InputError("mirostat_mu", "mirostat_mu must be a finite number, got \"" + options.mirostat_mu + "\"");
+        }
+        out.mirostat_mu = *mu;
+    }
     out.params.logit_bias = parse_logit_bias(options.logit_bias);
     check_logit_bias(out.params.logit_bias, out.logits.size());
     out.params.dry_sequence_breakers = parse_dry_sequence_breakers(options.dry_sequence_breakers);

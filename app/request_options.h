@@ -24,6 +24,7 @@ struct RequestOptions {
     std::string seed;
     std::string logit_bias;   // --logit-bias "id:bias,...", as typed (empty: none)
     std::string dry_sequence_breakers;  // --dry-sequence-breakers "13;198,271", as typed (empty: none)
+    std::string mirostat_mu;  // --mirostat-mu, mirostat's state to start from (empty: 2 tau)
     std::string prompt_ids;
     std::string output_ids;
     std::string skip_draws;   // --skip-draws, as typed (empty: 0)
@@ -40,6 +41,7 @@ struct ResolvedRequest {
     std::vector<std::int64_t> prompt_ids;
     std::vector<std::int64_t> output_ids;
     std::uint64_t skip_draws = 0;
+    std::optional<double> mirostat_mu;  // a request's mirostat state, when given
     std::uint64_t memory_budget = 0;  // bytes the whole run may allocate (engine/base/memory_budget.h)
     std::vector<std::string> warnings;  // accepted, but worth telling (a vocabulary of another size)
     std::vector<std::string> notes;     // what the loader chose (the tensor, the position taken)

@@ -102,6 +102,9 @@ Flags flags_of(const std::vector<double>& logits, const py::kwargs& kwargs, cons
             flags.request.logit_bias = py::cast<std::string>(value);
         } else if (key == "dry_sequence_breakers") {
             flags.request.dry_sequence_breakers = py::cast<std::string>(value);
+        } else if (key == "mirostat_mu") {
+            flags.request.mirostat_mu = py::cast<std::string>(py::isinstance<py::float_>(value) ? py::repr(value)
+                                                                                            : py::str(value));
         } else if (key == "prompt_ids") {
             flags.request.prompt_ids = id_list_text(value);
         } else if (key == "output_ids") {
@@ -138,6 +141,7 @@ py::object trace(const py::handle& logits_object, const py::kwargs& kwargs) {
     auto traces = nlohmann::ordered_json::array();
     Request request(pipeline, input.params, input.prompt_ids, input.output_ids);
     request.skip_draws(input.skip_draws);
+    if (input.mirostat_mu) request.set_mirostat_mu(*input.mirostat_mu);
     for (std::int64_t i = 0; i < steps; ++i) {
         const PipelineTrace step = request.step_pipeline(input.logits);
         auto json = pipeline.reference ? trace_to_json(step.trace, json_options) : pipeline_trace_to_json(step, json_options);
@@ -153,7 +157,8 @@ py::dict sample(const py::handle& logits_object, const py::kwargs& kwargs) {
     const ResolvedRequest input = resolve_request(flags.request);
     const Pipeline pipeline = cli::resolve_pipeline(flags.pipeline);
     py::dict out;
-    const PipelineInput row{input.logits, input.params, input.prompt_ids, input.output_ids};
+    PipelineInput row{input.logits, input.params, input.prompt_ids, input.output_ids};
+    row.mirostat_mu = input.mirostat_mu;
     const PipelineTrace result = trace_pipeline_once(pipeline, row, input.skip_draws);
     out["token"] = result.trace.token;
     out["logprob"] = result.trace.logprob;

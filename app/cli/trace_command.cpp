@@ -50,6 +50,7 @@ Command add_trace_command(CLI::App& app) {
         // the others with their rules, flags and ignored parameters.
         Request request(pipeline, input.params, input.prompt_ids, input.output_ids);
         request.skip_draws(input.skip_draws);
+        if (input.mirostat_mu) request.set_mirostat_mu(*input.mirostat_mu);
         const TraceJsonOptions json_options{*full};
         // Warnings go out only once the output has succeeded, so an error stays one line.
         const auto warn = [&input]() {

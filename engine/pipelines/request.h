@@ -38,6 +38,8 @@ public:
     // Mirostat's state: 2 tau until a mirostat step has run, then the mu the
     // last step left (PipelineTrace::mirostat).
     double mirostat_mu() const { return mirostat_mu_.value_or(2.0 * params_.mirostat_tau); }
+    // Continues from a given state (a step's mu_after); reset() still goes back to 2 tau.
+    void set_mirostat_mu(double mu) { mirostat_mu_ = mu; }
 
     std::uint64_t seed() const { return seed_; }
     std::uint64_t draws_consumed() const { return draws_; }
