@@ -13,6 +13,9 @@
 #include <QtTest>
 
 #include "tests/support/cli_run.h"
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +31,7 @@
 #include "engine/pipelines/pipeline_presets.h"
 #include "engine/pipelines/pipeline_runner.h"
 #include "engine/pipelines/request.h"
+#include "engine/stats/empirical_sampling.h"
 
 using namespace samplescope;
 
@@ -357,6 +361,33 @@ private slots:
             for (std::size_t i = 0; i < 4; ++i) QVERIFY(std::fabs(t.xtc->probs[i] - mixture[i]) < 1e-12);
             QCOMPARE(t.trace.final_kept(), (coin < 0.3 ? IdList{2, 3} : IdList{0, 1, 2, 3}));
         }
+    }
+
+    // An empirical histogram draws every token from the first step's final
+    // distribution: one coin for all its draws, so its counts follow that
+    // outcome (never an id the coin removed), not the mixture.
+    void xtcHistogramFollowsTheTracedOutcome() {
+        const auto logits = logits_of({0.4, 0.3, 0.2, 0.1});
+        SamplingParams params;
+        params.xtc_probability = 0.5;
+        params.xtc_threshold = 0.19;
+        const Pipeline pipeline = custom_pipeline("xtc");
+        bool saw_fired = false;
+        bool saw_not = false;
+        for (std::uint64_t seed = 1; seed <= 40 && !(saw_fired && saw_not); ++seed) {
+            params.seed = seed;
+            const EmpiricalResult result = sample_empirically(pipeline, PipelineInput{logits, params, {}, {}}, 2000);
+            QVERIFY(result.trace.xtc);
+            const bool fired = result.trace.xtc->fired;
+            QCOMPARE(fired, xtc_coin(seed, 0) < 0.5);
+            QCOMPARE(result.histogram.ids, result.trace.trace.final_kept());
+            QCOMPARE(result.histogram.ids, (fired ? IdList{2, 3} : IdList{0, 1, 2, 3}));
+            QCOMPARE(result.histogram.expected, result.trace.trace.final_probs());
+            QVERIFY(result.test.p_value > 1e-4);
+            saw_fired = saw_fired || fired;
+            saw_not = saw_not || !fired;
+        }
+        QVERIFY(saw_fired && saw_not);
     }
 
     // ---- DRY: boundaries -------------------------------------------------------
@@ -804,6 +835,44 @@ private slots:
         const PipelineTrace again = request.step_pipeline(logits);
         QCOMPARE(again.trace.token, tokens.front());
         QCOMPARE(again.mirostat->mu_before, 4.0);
+    }
+
+    // The CLI's JSON: the new keys in `params`, XTC's outcomes and mixture,
+    // mirostat's state, and the knobs the mirostat chain ignores.
+    void newSamplersInTheCliJson() {
+        const auto json_of = [](const QStringList& args) {
+            const testing::CliResult result = testing::run_trace_cli(args);
+            if (result.exit_code != 0) qWarning() << result.err_lines;
+            return QJsonDocument::fromJson(result.out.toUtf8()).object();
+        };
+        const QJsonObject xtc = json_of({"--values", "3,2.5,1,0", "--pipeline", "llamacpp", "--seed", "1",
+                                         "--xtc-probability", "0.5", "--xtc-threshold", "0.1",
+                                         "--dry-sequence-breakers", "1; 2,3"});
+        const QJsonObject params = xtc["params"].toObject();
+        QCOMPARE(params["xtc_probability"].toDouble(), 0.5);
+        QCOMPARE(params["dry_sequence_breakers"].toString(), QStringLiteral("1;2,3"));
+        QCOMPARE(params["mirostat"].toInt(), 0);
+        QCOMPARE(params["min_keep"].toInt(), 1);
+        const QJsonObject mixture = xtc["xtc"].toObject();
+        QCOMPARE(mixture["coin"].toDouble(), xtc_coin(1, 0));
+        QCOMPARE(mixture["removed"].toArray(), (QJsonArray{0}));
+        QCOMPARE(mixture["kept_with"].toArray(), (QJsonArray{1, 2, 3}));
+        QCOMPARE(mixture["mixture_ids"].toArray().size(), 4);
+        double total = 0.0;
+        for (const auto q : mixture["mixture_probs"].toArray()) total += q.toDouble();
+        QVERIFY(std::fabs(total - 1.0) < 1e-12);
+        // The breakers are set but DRY is off: nothing reads them.
+        QCOMPARE(xtc["ignored_params"].toArray(), (QJsonArray{}));
+
+        const QJsonObject miro = json_of({"--values", "3,2,1,0", "--pipeline", "llamacpp", "--seed", "1",
+                                          "--mirostat", "2", "--temperature", "0.7", "--top-k", "2"});
+        const QJsonObject state = miro["mirostat"].toObject();
+        QCOMPARE(state["version"].toInt(), 2);
+        QCOMPARE(state["mu_before"].toDouble(), 10.0);
+        QVERIFY(std::fabs(state["mu_after"].toDouble() -
+                          (10.0 - 0.1 * (state["surprise"].toDouble() - 5.0))) < 1e-12);
+        QCOMPARE(miro["ignored_params"].toArray(), (QJsonArray{"top_k"}));
+        QCOMPARE(miro["kept"].toArray().size(), 4);
     }
 
     // ---- bad input ------------------------------------------------------------
