@@ -257,6 +257,75 @@ private slots:
         expect_unnormalised(run("typical_p", logits_of({0.4, 0.2, 0.2, 0.2}), params), {0.0, 0.2, 0.2, 0.2}, 1e-12);
     }
 
+    // ggml-org/llama.cpp tests/test-sampling.cpp (commit 07e4038f07a8)
+    // test_sampler_queue, whose top-p and min-p use min_keep 1: V = 10000,
+    // logit log(id) (id 0 is -inf), so q_id = id / sum. Each queue of top-k
+    // (k), top-p (p) and min-p (m) leaves a top range [lo, V): computed here in
+    // integers, top-k as lo = max(lo, V - k), top-p as the shortest top run
+    // whose sum reaches p x the range's sum, min-p as id >= min_p x (V - 1).
+    void samplerQueueLlamaCppTestValues() {
+        constexpr std::int64_t v = 10000;
+        std::vector<double> logits;
+        for (std::int64_t id = 0; id < v; ++id) logits.push_back(std::log(static_cast<double>(id)));
+        struct Case {
+            std::string queue;
+            std::int64_t top_k;
+            double top_p;
+            double min_p;
+        };
+        const double near_top = 9997.9 / 9999.0;
+        const std::vector<Case> cases{
+            {"k", 10000, 1.0, 1.0},      {"k", 1, 1.0, 1.0},        {"p", 10000, 1.0, 1.0},
+            {"p", 10000, 0.0, 1.0},      {"m", 10000, 1.0, 1.0},    {"m", 10000, 1.0, 1e-12},
+            {"k", 100, 1.0, 1.0},        {"p", 10000, 0.0003, 1.0}, {"p", 10000, 0.8, 1.0},
+            {"m", 10000, 1.0, near_top}, {"m", 10000, 1.0, 0.1},    {"kp", 100, 0.8, 0.1},
+            {"km", 100, 0.8, 0.1},       {"pk", 100, 0.8, 0.1},     {"pm", 100, 0.8, 0.1},
+            {"mk", 100, 0.8, 0.1},       {"mp", 100, 0.8, near_top}, {"mp", 100, 0.8, 0.1},
+            {"kpm", 100, 0.8, 0.1},      {"kmp", 100, 0.8, 0.1},    {"pkm", 100, 0.8, 0.1},
+            {"pmk", 100, 0.8, 0.1},      {"mkp", 100, 0.8, 0.1},    {"mpk", 100, 0.8, 0.1},
+        };
+        for (const auto& c : cases) {
+            SamplingParams params;
+            params.top_k = c.top_k;
+            params.top_p = c.top_p;
+            params.min_p = c.min_p;
+            params.min_keep = 1;
+            std::string stages;
+            std::int64_t lo = 1;  // id 0 has no finite logit
+            for (const char step : c.queue) {
+                if (!stages.empty()) stages += ",";
+                if (step == 'k') {
+                    stages += "top_k:exact";
+                    lo = std::max(lo, v - c.top_k);
+                } else if (step == 'p') {
+                    stages += "top_p:inclusive_cumsum";
+                    if (c.top_p < 1.0) {
+                        const std::int64_t total = (v - 1 + lo) * (v - lo) / 2;
+                        std::int64_t run_sum = 0;
+                        for (std::int64_t id = v - 1; id >= lo; --id) {
+                            run_sum += id;
+                            if (static_cast<double>(run_sum) >= c.top_p * static_cast<double>(total)) {
+                                lo = id;
+                                break;
+                            }
+                        }
+                    }
+                } else {
+                    stages += "min_p:log";
+                    lo = std::max(lo, static_cast<std::int64_t>(std::ceil(c.min_p * static_cast<double>(v - 1))));
+                }
+            }
+            const PipelineTrace t = run(stages, logits, params);
+            const IdList& kept = t.trace.final_kept();
+            QVERIFY2(!kept.empty() && kept.front() == lo && kept.back() == v - 1 &&
+                         static_cast<std::int64_t>(kept.size()) == v - lo,
+                     qPrintable(QString::fromStdString(c.queue) + QStringLiteral(": kept %1 from %2, expected from %3")
+                                                                     .arg(kept.size())
+                                                                     .arg(kept.empty() ? -1 : kept.front())
+                                                                     .arg(lo)));
+        }
+    }
+
     // ---- XTC: boundaries ---------------------------------------------------------
 
     void xtcOffValuesAndThreshold() {
