@@ -351,6 +351,9 @@ private slots:
         const PipelineTrace above = run("xtc", {0.0, 0.0}, params, {}, {}, 0.25);
         QVERIFY(!stage_of(above, Stage::Xtc).active);
         QCOMPARE(above.trace.final_kept(), (IdList{0, 1}));
+        // Threshold 0: every id qualifies, so all but the least likely go.
+        params.xtc_threshold = 0.0;
+        QCOMPARE(run("xtc", logits, params, {}, {}, 0.25).trace.final_kept(), (IdList{3}));
         // One candidate: nothing to exclude, off.
         params.xtc_threshold = 0.1;
         QVERIFY(!stage_of(run("xtc", {0.0, -std::numeric_limits<double>::infinity()}, params, {}, {}, 0.25),
@@ -503,6 +506,14 @@ private slots:
         QCOMPARE(*stage_of(three, Stage::Dry).dry_penalties, (Values{0.5}));
         params.dry_penalty_last_n = 2;
         QVERIFY(stage_of(run("dry", {0.0, 0.0}, params, {0, 0, 0}), Stage::Dry).dry_ids->empty());
+        // Allowed length 0: every token after a position extends a "repeat" of
+        // length 0 or more, so in 0 1 2 the ids 1 and 2 (all but the oldest)
+        // lose the multiplier x base^0.
+        params.dry_penalty_last_n = -1;
+        params.dry_allowed_length = 0;
+        const PipelineTrace none_allowed = run("dry", {0.0, 0.0, 0.0}, params, {0, 1, 2});
+        QCOMPARE(*stage_of(none_allowed, Stage::Dry).dry_ids, (IdList{1, 2}));
+        QCOMPARE(*stage_of(none_allowed, Stage::Dry).dry_lengths, (std::vector<std::int64_t>{0, 0}));
     }
 
     // History 0 1 2 3 0 1 2, allowed 1, multiplier 1, base 2: the end "0 1 2"
@@ -687,6 +698,10 @@ private slots:
             QVERIFY(std::fabs(t.mirostat->surprise + std::log2(q)) < 1e-12);
             QVERIFY(std::fabs(t.mirostat->mu_after - (2.5 - 0.25 * (-std::log2(q) - 3.0))) < 1e-12);
         }
+        // eta 0: mu never moves.
+        params.mirostat_eta = 0.0;
+        const PipelineTrace still = run("mirostat", logits, params, {}, {}, std::nullopt, 2.5);
+        QCOMPARE(still.mirostat->mu_after, 2.5);
         // No mirostat step, no mirostat state.
         params.mirostat = 0;
         QVERIFY(!run("mirostat", logits, params).mirostat);
