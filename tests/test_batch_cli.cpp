@@ -102,6 +102,16 @@ private slots:
         write_text(dir.filePath("typical.json"), R"([{}, {"typical_p": 0.5}])");
         write_text(dir.filePath("sigma.json"), R"([{"top_n_sigma": 1}, {}])");
         write_text(dir.filePath("bias.json"), R"([{"logit_bias": "1:-inf"}, {}])");
+        // llama.cpp's extra samplers, each when on: refused with one line that names it.
+        const std::vector<std::pair<QString, QByteArray>> extra{
+            {"xtc_probability", R"([{}, {"xtc_probability": 0.5}])"},
+            {"dry_multiplier", R"([{"dry_multiplier": 0.8}, {}])"},
+            {"dynatemp_range", R"([{"dynatemp_range": 0.5}, {}])"},
+            {"mirostat", R"([{}, {"mirostat": 2}])"},
+        };
+        for (const auto& [key, text] : extra) write_text(dir.filePath(key + ".json"), text);
+        // A params file's dry_sequence_breakers is a string, never a number.
+        write_text(dir.filePath("breakers.json"), R"([{"dry_sequence_breakers": 13}, {}])");
         const QList<QStringList> cases{
             {"batch", "--generate", "0,5"},
             {"batch", "--generate", "4"},
@@ -114,6 +124,7 @@ private slots:
             {"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("typical.json")},
             {"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("sigma.json")},
             {"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("bias.json")},
+            {"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("breakers.json")},
             {"batch", "--generate", "2,5", "--mode", "quick"},
             {"batch", "--generate", "2,5", "--backend", "tpu"},
             {"compare", "--generate", "2,5", "--draws", "-3", "--mode", "fast"},
@@ -124,6 +135,18 @@ private slots:
             QVERIFY2(run.status == 2, qPrintable(args.join(' ') + " -> " + QString::number(run.status)));
             QCOMPARE(run.err.count('\n'), 1);
         }
+        for (const auto& [key, text] : extra) {
+            for (const char* backend : {"reference", "host"}) {
+                const Run run = cli({"batch", "--logits", dir.filePath("x.npy"), "--params",
+                                     dir.filePath(key + ".json"), "--backend", backend});
+                QVERIFY2(run.status == 2, qPrintable(key + " -> " + QString::number(run.status)));
+                QCOMPARE(run.err.count('\n'), 1);
+                QVERIFY2(run.err.contains(key.toUtf8()), run.err.constData());
+            }
+        }
+        const Run breakers =
+            cli({"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("breakers.json")});
+        QVERIFY2(breakers.err.contains("dry_sequence_breakers must be a string"), breakers.err.constData());
     }
 
     // Asking for the GPU where there is none is an error that says why, not a crash.
