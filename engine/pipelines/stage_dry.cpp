@@ -99,7 +99,8 @@ std::optional<DryPenalty> decide(const RowState& row) {
     if (p.dry_base > 1.000001) max_exponent = static_cast<int>(88.7228391 / std::log(p.dry_base));
     DryPenalty out;
     out.repeat_limit = limit;
-    for (const auto& [id, length] : longest_for) {
+    for (const auto& [token, length] : longest_for) {
+        const std::int64_t id = token;  // a structured binding cannot be captured before C++20 in every compiler
         const bool own_breaker = std::any_of(p.dry_sequence_breakers.begin(), p.dry_sequence_breakers.end(),
                                              [id](const auto& b) { return b.size() == 1 && b.front() == id; });
         if (own_breaker) continue;
