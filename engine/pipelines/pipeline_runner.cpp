@@ -319,6 +319,15 @@ PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& given,
                            std::uint64_t draws_before, const HistoryCounts* history) {
     PipelineInput input = given;
     if (!input.xtc_coin) input.xtc_coin = xtc_coin(seed, draws_before);
+    // Counted once for the model, its float32 run and XTC's outcomes.
+    std::optional<HistoryCounts> counted;
+    if (!history) {
+        // The runner's own checks first, so a bad row, parameter or pipeline is reported before a bad history id.
+        check_logits(input.logits);
+        validate(input.params);
+        check_pipeline(pipeline);
+        history = &counted.emplace(count_history(input.prompt_ids, input.output_ids, input.logits.size()));
+    }
     PipelineTrace out = start_trace(pipeline, input, seed);
     Pcg32 local = rng;  // committed only when the step succeeds
     Runner(pipeline, input, &out, history).run(local);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/core/generator.h"
+#include "engine/core/token_history.h"
 #include "engine/pipelines/pipeline.h"
 
 namespace samplescope {
@@ -59,6 +60,15 @@ private:
     Pcg32 rng_;
     std::uint64_t draws_ = 0;
     std::optional<double> mirostat_mu_;
+    // The history's counts, kept up to date token by token (so a long request
+    // costs the same per step, not a recount of its whole history), with the
+    // id range they hold for the check against each step's V.
+    HistoryCounts history_;
+    HistoryCounts initial_history_;
+    std::int64_t min_id_ = 0;
+    std::int64_t max_id_ = -1;
+    std::int64_t initial_min_id_ = 0;
+    std::int64_t initial_max_id_ = -1;
 };
 
 }  // namespace samplescope

@@ -81,9 +81,12 @@ void finite_ids(const Values& logits, IdList& ids) {
 
 RowState::RowState(const Pipeline& pipeline_in, const PipelineInput& input_in, bool tracing_in,
                    const HistoryCounts* counted, Arithmetic arithmetic_in)
-    : pipeline(pipeline_in), input(input_in), params(input_in.params), vocab(input_in.logits.size()),
-      tracing(tracing_in && arithmetic_in == Arithmetic::F64), arithmetic(arithmetic_in) {
-    history = counted ? *counted : count_history(input.prompt_ids, input.output_ids, vocab);
+    : own_history_(counted ? nullptr
+                           : std::make_unique<const HistoryCounts>(
+                                 count_history(input_in.prompt_ids, input_in.output_ids, input_in.logits.size()))),
+      pipeline(pipeline_in), input(input_in), params(input_in.params), vocab(input_in.logits.size()),
+      tracing(tracing_in && arithmetic_in == Arithmetic::F64), arithmetic(arithmetic_in),
+      history(counted ? *counted : *own_history_) {
     logits_.swap(t_working.logits);
     numerators_.swap(t_working.numerators);
     kept_.swap(t_working.kept);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -42,6 +43,9 @@ void softmax_over_ids(const Values& logits, const IdList& ids, Values& probs,
 IdList rank_order(const Values& logits, const IdList& ids);
 
 class RowState {
+    // The history when the caller did not count it (declared first: `history` refers to it).
+    std::unique_ptr<const HistoryCounts> own_history_;
+
 public:
     // `history`, when given, is the input's history already counted (and
     // checked against V); else it is counted here.
@@ -59,7 +63,7 @@ public:
     const std::size_t vocab;
     const bool tracing;
     const Arithmetic arithmetic;
-    HistoryCounts history;
+    const HistoryCounts& history;
 
     // A result as this run's arithmetic holds it (see in_arithmetic).
     double r(double x) const { return in_arithmetic(arithmetic, x); }
