@@ -1,16 +1,24 @@
 // The reference engine at full vocabulary size (V = 128,256): a full trace and
-// the lean path with every stage active, then the same pipeline in vectorised
-// numpy (bench/numpy_pipeline.py) on the same row for the ratio.
+// the lean path with every stage active, a broad row, V = 10^6 and the presets,
+// each printed at the end as a ratio to the yardstick measured in the same
+// run (one f64 exp pass over the row, the floor of any exact sampler: the
+// logprob needs sum exp(l - M) over every id); then the same pipeline in
+// vectorised numpy (bench/numpy_pipeline.py) on the same row.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <random>
 #include <string>
 
 #include "bench/python_baseline.h"
-#include "engine/pipelines/sampler.h"
 #include "engine/core/synthetic_logits.h"
+#include "engine/pipelines/pipeline_presets.h"
+#include "engine/pipelines/pipeline_runner.h"
+#include "engine/pipelines/sampler.h"
 
 using namespace samplescope;
 
@@ -35,19 +43,48 @@ std::vector<std::int64_t> history(std::size_t n) {
     return ids;
 }
 
+// A broad row: logits N(0, 0.5), so top-p 0.9 keeps tens of thousands of ids.
+std::vector<double> broad_logits(std::size_t vocab) {
+    std::mt19937_64 gen(11);
+    std::normal_distribution<double> normal(0.0, 0.5);
+    std::vector<double> logits(vocab);
+    for (auto& l : logits) l = normal(gen);
+    return logits;
+}
+
 struct Workload {
-    std::vector<double> logits = realistic_logits(kLlama3VocabSize);
+    std::vector<double> logits;
     std::vector<std::int64_t> prompt = history(500);
     std::vector<std::int64_t> output = history(500);
 };
 
-const Workload& workload() {
-    static const Workload w;
-    return w;
+enum class Row { Realistic, Broad, Million };
+
+const Workload& workload(Row row = Row::Realistic) {
+    static const std::map<Row, Workload> rows = [] {
+        std::map<Row, Workload> w;
+        w[Row::Realistic].logits = realistic_logits(kLlama3VocabSize);
+        w[Row::Broad].logits = broad_logits(kLlama3VocabSize);
+        w[Row::Million].logits = realistic_logits(1'000'000);
+        return w;
+    }();
+    return rows.at(row);
 }
 
-void run(benchmark::State& state, const SamplingParams& params, bool traced) {
-    const auto& w = workload();
+// The yardstick: M, then sum exp(l - M) in ascending id order, in f64.
+void exp_pass(benchmark::State& state, Row row) {
+    const auto& logits = workload(row).logits;
+    for (auto _ : state) {
+        double m = -HUGE_VAL;
+        for (const double l : logits) m = l > m ? l : m;
+        double z = 0.0;
+        for (const double l : logits) z += std::exp(l - m);
+        benchmark::DoNotOptimize(z);
+    }
+}
+
+void run(benchmark::State& state, const SamplingParams& params, bool traced, Row row = Row::Realistic) {
+    const auto& w = workload(row);
     const HistoryCounts counts = count_history(w.prompt, w.output, w.logits.size());
     for (auto _ : state) {
         Pcg32 rng = stream(*params.seed, kSampleLabel);
@@ -77,10 +114,69 @@ void BM_FullTrace_Greedy(benchmark::State& state) {
     run(state, p, true);
 }
 
+void BM_ExpPass(benchmark::State& state) { exp_pass(state, Row::Realistic); }
+void BM_ExpPass_1M(benchmark::State& state) { exp_pass(state, Row::Million); }
+void BM_FullTrace_BroadTopP(benchmark::State& state) {
+    SamplingParams p;
+    p.top_p = 0.9;
+    p.seed = 1;
+    run(state, p, true, Row::Broad);
+}
+void BM_FullTrace_EveryStage_1M(benchmark::State& state) { run(state, every_stage(), true, Row::Million); }
+
+// A preset's trace: the f64 model plus its float32 run (PipelineTrace::engine_f32).
+void preset(benchmark::State& state, const char* name) {
+    const auto& w = workload();
+    const Pipeline pipeline = preset_pipeline(name);
+    const SamplingParams params = every_stage();
+    const HistoryCounts counts = count_history(w.prompt, w.output, w.logits.size());
+    for (auto _ : state) {
+        Pcg32 rng = stream(*params.seed, kSampleLabel);
+        const PipelineTrace trace =
+            run_pipeline(pipeline, PipelineInput{w.logits, params, w.prompt, w.output}, rng, *params.seed, 0, &counts);
+        benchmark::DoNotOptimize(trace.trace.token);
+    }
+}
+void BM_Preset_Vllm_EveryStage(benchmark::State& state) { preset(state, "vllm"); }
+void BM_Preset_LlamaCpp_EveryStage(benchmark::State& state) { preset(state, "llamacpp"); }
+
+BENCHMARK(BM_ExpPass)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FullTrace_EveryStage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Lean_EveryStage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FullTrace_TopPOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FullTrace_Greedy)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FullTrace_BroadTopP)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Preset_Vllm_EveryStage)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Preset_LlamaCpp_EveryStage)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExpPass_1M)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FullTrace_EveryStage_1M)->Unit(benchmark::kMillisecond);
+
+// Prints every benchmark as usual and keeps its CPU time per iteration, for
+// the ratios to the yardstick printed after the run.
+class RatioReporter : public benchmark::ConsoleReporter {
+public:
+    void ReportRuns(const std::vector<Run>& runs) override {
+        ConsoleReporter::ReportRuns(runs);
+        for (const auto& run : runs) {
+            if (run.iterations > 0) cpu_ms[run.benchmark_name()] = run.GetAdjustedCPUTime();
+        }
+    }
+    std::map<std::string, double> cpu_ms;
+};
+
+void print_ratios(const RatioReporter& reporter) {
+    const auto find = [&](const std::string& name) {
+        const auto it = reporter.cpu_ms.find(name);
+        return it == reporter.cpu_ms.end() ? 0.0 : it->second;
+    };
+    std::cout << "\n== ratio to one f64 exp pass over the same row (CPU time, same run)\n";
+    for (const auto& [name, ms] : reporter.cpu_ms) {
+        if (name.rfind("BM_ExpPass", 0) == 0) continue;
+        const bool million = name.size() > 3 && name.compare(name.size() - 3, 3, "_1M") == 0;
+        const double yardstick = find(million ? "BM_ExpPass_1M" : "BM_ExpPass");
+        if (yardstick > 0.0) std::printf("%-34s %8.3f ms  %6.2fx\n", name.c_str(), ms, ms / yardstick);
+    }
+}
 
 // Runs the numpy version of the same pipeline on the same row (written to a
 // temporary .npy) and prints its time per row, when python3 with numpy exists.
@@ -111,8 +207,10 @@ void compare_with_numpy() {
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
-    benchmark::RunSpecifiedBenchmarks();
+    RatioReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
     benchmark::Shutdown();
+    print_ratios(reporter);
     compare_with_numpy();
     return 0;
 }
