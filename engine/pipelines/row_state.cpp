@@ -44,10 +44,18 @@ Values softmax_over_ids(const Values& logits, const IdList& ids, Arithmetic arit
     return probs;
 }
 
-IdList rank_order(const Values& logits, const IdList& ids) {
+IdList rank_order(const Values& logits, const IdList& ids, std::size_t prefix) {
     IdList ranked = ids;
-    std::sort(ranked.begin(), ranked.end(),
-              [&logits](std::int32_t a, std::int32_t b) { return ranks_before(logits[a], a, logits[b], b); });
+    const auto before = [&logits](std::int32_t a, std::int32_t b) { return ranks_before(logits[a], a, logits[b], b); };
+    if (prefix < ranked.size()) {
+        // (logit desc, id asc) is a strict total order: the first `prefix`
+        // after the selection are exactly the top ones, then only they are sorted.
+        const auto cut = ranked.begin() + static_cast<std::ptrdiff_t>(prefix);
+        std::nth_element(ranked.begin(), cut, ranked.end(), before);
+        std::sort(ranked.begin(), cut, before);
+    } else {
+        std::sort(ranked.begin(), ranked.end(), before);
+    }
     return ranked;
 }
 

@@ -39,8 +39,10 @@ void softmax_over_ids(const Values& logits, const IdList& ids, Values& probs,
                       Arithmetic arithmetic = Arithmetic::F64);
 
 // `ids` in rank order: logit descending, then id ascending. Where a stack
-// sorts unstably this is the order the preset assumes (lower id first).
-IdList rank_order(const Values& logits, const IdList& ids);
+// sorts unstably this is the order the preset assumes (lower id first). With
+// `prefix`, only the first `prefix` ranks are in order (the rest follow them,
+// unordered): O(n + prefix log prefix) instead of O(n log n).
+IdList rank_order(const Values& logits, const IdList& ids, std::size_t prefix = SIZE_MAX);
 
 class RowState {
     // The history when the caller did not count it (declared first: `history` refers to it).

@@ -27,9 +27,11 @@ void contract(RowState& row, std::size_t k_wanted, StepReport& report, StageTrac
 
 TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
     TruncationOutcome out;
-    const Ranked ranked = ranked_candidates(view);
-    const std::size_t n = ranked.ids.size();
+    const std::size_t n = view.candidates.size();
     const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(view.params.top_k), n);
+    // The exact and keep-ties rules read the first k + 1 ranks only;
+    // FlashInfer's walks the runs of equal q past the k-th.
+    const Ranked ranked = ranked_candidates(view, rule == Rule::TopKFlashInfer ? n : k + 1);
     const double kth = view.logits[ranked.ids[k - 1]];
     out.shown.kth_logit = kth;
     if (k < n) out.near_boundary = near_kth(kth, view.logits[ranked.ids[k]]);

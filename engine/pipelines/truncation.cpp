@@ -5,12 +5,12 @@
 
 namespace samplescope {
 
-Ranked ranked_candidates(const TruncationView& view) {
+Ranked ranked_candidates(const TruncationView& view, std::size_t prefix) {
     const Values probs = softmax_over_ids(view.logits, view.candidates, view.arithmetic);
     Values prob_of_id(view.logits.size(), 0.0);
     for (std::size_t i = 0; i < view.candidates.size(); ++i) prob_of_id[view.candidates[i]] = probs[i];
     Ranked ranked;
-    ranked.ids = rank_order(view.logits, view.candidates);
+    ranked.ids = rank_order(view.logits, view.candidates, prefix);
     ranked.probs.reserve(ranked.ids.size());
     for (const auto id : ranked.ids) ranked.probs.push_back(prob_of_id[id]);
     return ranked;

@@ -42,7 +42,8 @@ struct Ranked {
     IdList ids;
     Values probs;
 };
-Ranked ranked_candidates(const TruncationView& view);
+// With `prefix`, only the first `prefix` ranks are in order (see rank_order).
+Ranked ranked_candidates(const TruncationView& view, std::size_t prefix = SIZE_MAX);
 
 // The first `count` ranked ids kept; with `with_walk`, top-p's walk fields.
 void keep_prefix(const Ranked& ranked, std::size_t count, TruncationOutcome& out, bool with_walk);
