@@ -68,6 +68,7 @@ struct WorkingArrays {
     Values numerators;
     IdList kept;
     IdList ranked;
+    std::vector<RowState::RankKey> rank_keys;
 };
 thread_local WorkingArrays t_working;
 
@@ -99,6 +100,7 @@ RowState::RowState(const Pipeline& pipeline_in, const PipelineInput& input_in, b
     numerators_.swap(t_working.numerators);
     kept_.swap(t_working.kept);
     ranked_.swap(t_working.ranked);
+    rank_keys_.swap(t_working.rank_keys);
     logits_.assign(input.logits.begin(), input.logits.end());
     finite_ids(logits_, kept_);
     any_joint_ = std::any_of(pipeline.steps.begin(), pipeline.steps.end(), [](const PipelineStep& s) { return s.joint; });
@@ -110,6 +112,7 @@ RowState::~RowState() {
     t_working.numerators.swap(numerators_);
     t_working.kept.swap(kept_);
     t_working.ranked.swap(ranked_);
+    t_working.rank_keys.swap(rank_keys_);
 }
 
 void RowState::begin_step(const PipelineStep& step, bool truncation_before) {
@@ -190,6 +193,7 @@ void RowState::set_kept(IdList kept) {
 void RowState::keep_ranked_prefix(std::size_t count) {
     ranked(count);
     ranked_.resize(count);
+    rank_keys_.resize(count);
     ranked_count_ = count;
     if (count != kept_.size()) {
         kept_.assign(ranked_.begin(), ranked_.end());
@@ -231,21 +235,25 @@ const Values& RowState::kept_probs() { return *shared_kept_probs(); }
 const IdList& RowState::ranked(std::size_t count) {
     const std::size_t n = kept_.size();
     if (!ranked_valid_) {
+        // The ranking works on (logit, id) pairs side by side: the selection and
+        // the sort then compare neighbours in memory instead of looking up a
+        // logit per comparison across the whole row.
+        rank_keys_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) rank_keys_[i] = RankKey{logits_[static_cast<std::size_t>(kept_[i])], kept_[i]};
         ranked_.assign(kept_.begin(), kept_.end());
         ranked_count_ = 0;
         ranked_valid_ = true;
     }
     const std::size_t target = std::min(count, n);
     if (ranked_count_ >= target) return ranked_;
-    const auto by_rank = [this](std::int32_t a, std::int32_t b) {
-        return ranks_before(logits_[static_cast<std::size_t>(a)], a, logits_[static_cast<std::size_t>(b)], b);
-    };
+    const auto by_rank = [](const RankKey& a, const RankKey& b) { return ranks_before(a.logit, a.id, b.logit, b.id); };
     // Select the next block of the ranking in linear time, then sort only it.
     const std::size_t grow = std::min(n, std::max({target, std::size_t{64}, ranked_count_ * 4}));
-    const auto first = ranked_.begin() + static_cast<std::ptrdiff_t>(ranked_count_);
-    const auto last = ranked_.begin() + static_cast<std::ptrdiff_t>(grow);
-    if (grow < n) std::nth_element(first, last, ranked_.end(), by_rank);
+    const auto first = rank_keys_.begin() + static_cast<std::ptrdiff_t>(ranked_count_);
+    const auto last = rank_keys_.begin() + static_cast<std::ptrdiff_t>(grow);
+    if (grow < n) std::nth_element(first, last, rank_keys_.end(), by_rank);
     std::sort(first, last, by_rank);
+    for (std::size_t i = ranked_count_; i < n; ++i) ranked_[i] = rank_keys_[i].id;
     ranked_count_ = grow;
     return ranked_;
 }

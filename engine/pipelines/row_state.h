@@ -55,6 +55,12 @@ public:
     // run never traces.
     RowState(const Pipeline& pipeline, const PipelineInput& input, bool tracing, const HistoryCounts* history,
              Arithmetic arithmetic = Arithmetic::F64);
+    // A kept id beside its logit, as the ranking sorts them.
+    struct RankKey {
+        double logit;
+        std::int32_t id;
+    };
+
     RowState(const RowState&) = delete;
     RowState& operator=(const RowState&) = delete;
     ~RowState();
@@ -145,6 +151,7 @@ private:
     bool kept_probs_valid_ = false;
     bool any_joint_ = false;
     IdList ranked_;
+    std::vector<RankKey> rank_keys_;  // the kept ids with their logits, in ranked_'s order
     std::size_t ranked_count_ = 0;
     bool ranked_valid_ = false;
     Values numerators_;  // exp(l - M) over the whole row (traced runs only)

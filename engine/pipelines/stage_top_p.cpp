@@ -17,7 +17,10 @@ namespace {
 void contract(RowState& row, double p, StepReport& report, StageTrace& shown) {
     const IdList& kept = row.kept();
     const Values& probs = row.kept_probs();
+    // Before any truncation the kept set is usually every id, at its own position.
+    const bool whole_row = kept.size() == row.vocab;
     const auto prob_of_id = [&](std::int32_t id) {
+        if (whole_row) return probs[static_cast<std::size_t>(id)];
         return probs[static_cast<std::size_t>(std::lower_bound(kept.begin(), kept.end(), id) - kept.begin())];
     };
     const std::size_t n = kept.size();
