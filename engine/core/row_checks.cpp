@@ -6,8 +6,6 @@
 
 namespace samplescope {
 
-bool logit_refused(double x) { return std::isnan(x) || x == std::numeric_limits<double>::infinity(); }
-
 InputError refused_logit_error(std::int64_t id, double x, const std::string& where) {
     return InputError("logits", where + "logit of id " + std::to_string(id) + " is " + format_number(x) +
                                     " (only finite values and -inf are allowed)");
@@ -15,11 +13,17 @@ InputError refused_logit_error(std::int64_t id, double x, const std::string& whe
 
 void check_logits(std::span<const double> logits) {
     if (logits.empty()) throw InputError("logits", "logits are empty (V = 0): nothing can be sampled");
+    // One branch-free pass (it vectorises); the first refused id is looked up only when there is one.
+    bool refused = false;
     bool any_finite = false;
-    for (std::size_t i = 0; i < logits.size(); ++i) {
-        const double x = logits[i];
-        if (logit_refused(x)) throw refused_logit_error(static_cast<std::int64_t>(i), x);
-        any_finite = any_finite || std::isfinite(x);
+    for (const double x : logits) {
+        refused |= logit_refused(x);
+        any_finite |= std::isfinite(x);
+    }
+    if (refused) {
+        for (std::size_t i = 0; i < logits.size(); ++i) {
+            if (logit_refused(logits[i])) throw refused_logit_error(static_cast<std::int64_t>(i), logits[i]);
+        }
     }
     if (!any_finite) throw InputError("logits", "every logit is -inf: nothing can be sampled");
 }

@@ -3,7 +3,9 @@
 // prefixes the message (e.g. "row 3: ") where a batch names its row.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 
@@ -12,7 +14,8 @@
 namespace samplescope {
 
 // The logit at `id`, when the contract refuses it as input (NaN or +inf).
-bool logit_refused(double x);
+// Inline: the checks call it on every logit of a row.
+inline bool logit_refused(double x) { return std::isnan(x) || x == std::numeric_limits<double>::infinity(); }
 InputError refused_logit_error(std::int64_t id, double x, const std::string& where = "");
 
 // Throws InputError when the row cannot be sampled: V = 0, a NaN or +inf logit

@@ -10,14 +10,6 @@
 
 namespace samplescope {
 
-double in_arithmetic(Arithmetic arithmetic, double x) {
-    if (arithmetic == Arithmetic::F64 || !std::isfinite(x)) return x;
-    // The float32 overflow threshold: FLT_MAX plus half an ulp (2^127 x (2 - 2^-24)).
-    constexpr double kOverflow = 3.4028235677973366e38;
-    if (std::fabs(x) >= kOverflow) return std::copysign(HUGE_VAL, x);
-    return static_cast<double>(static_cast<float>(x));
-}
-
 void softmax_over_ids(const Values& logits, const IdList& ids, Values& probs, Arithmetic arithmetic) {
     probs.resize(ids.size());
     if (arithmetic == Arithmetic::F64) {

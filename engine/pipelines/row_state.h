@@ -7,6 +7,7 @@
 // only that.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -26,7 +27,14 @@ inline constexpr double kNearBoundary = 1e-6;
 
 // x as `arithmetic` holds it: unchanged in F64; in F32 rounded to the nearest
 // float32 (ties to even), overflowing to +-inf as a float32 operation would.
-double in_arithmetic(Arithmetic arithmetic, double x);
+// Inline: every operation of a run goes through it.
+inline double in_arithmetic(Arithmetic arithmetic, double x) {
+    if (arithmetic == Arithmetic::F64 || !std::isfinite(x)) return x;
+    // The float32 overflow threshold: FLT_MAX plus half an ulp (2^127 x (2 - 2^-24)).
+    constexpr double kOverflow = 3.4028235677973366e38;
+    if (std::fabs(x) >= kOverflow) return std::copysign(HUGE_VAL, x);
+    return static_cast<double>(static_cast<float>(x));
+}
 
 // Softmax over `ids` (ascending) at `logits`, aligned with ids: max-subtracted,
 // the partition summed sequentially in ascending id order (contract section 2).
