@@ -20,6 +20,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "engine/io/token_display.h"
 #include "engine/base/input_error.h"
 #include "engine/io/logits_loader.h"
 #include "ui/common/examples.h"
@@ -99,6 +100,17 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
         } catch (const InputError& error) {
             parameters_->showEngineError(QString::fromStdString(error.field()), QString::fromUtf8(error.what()));
         }
+    });
+    // DRY's string breakers are matched against each token's text: the vocabulary's, else the row's own labels.
+    parameters_->setTokenTexts([this] {
+        std::vector<std::string> texts;
+        if (const auto& vocabulary = session_.vocabulary()) {
+            texts.resize(std::min(vocabulary->size(), session_.vocabSize()));
+            for (std::size_t id = 0; id < texts.size(); ++id) texts[id] = token_bytes(vocabulary->pieces[id], vocabulary->encoding);
+        } else {
+            texts = session_.labels()->raw();
+        }
+        return texts;
     });
     connect(history_, &HistoryPanel::historyEdited, this,
             [this](const std::vector<std::int64_t>& prompt, const std::vector<std::int64_t>& output) {
@@ -607,6 +619,7 @@ void MainWindow::restoreSettings() {
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     pipeline_->topNBox()->setValue(settings.value(QStringLiteral("view/top_n"), 30).toInt());
     pipeline_->logScaleBox()->setChecked(settings.value(QStringLiteral("view/log_scale"), false).toBool());
+    parameters_->setExtrasExpanded(settings.value(QStringLiteral("view/llamacpp_samplers_open"), false).toBool());
     if (!settings.contains(QStringLiteral("params/temperature"))) return;
     SamplingParams params = session_.params();
     try {
@@ -628,6 +641,7 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("view/top_n"), pipeline_->topNBox()->value());
     settings.setValue(QStringLiteral("view/log_scale"), pipeline_->logScale());
+    settings.setValue(QStringLiteral("view/llamacpp_samplers_open"), parameters_->extrasExpanded());
     const SamplingParams& params = session_.params();
     for (const auto& info : kParams) settings.setValue(QStringLiteral("params/") + keyText(info.key), param_value(params, info.param));
     if (params.seed) settings.setValue(QStringLiteral("params/seed"), QString::number(*params.seed));
