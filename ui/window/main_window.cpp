@@ -176,13 +176,18 @@ MainWindow::~MainWindow() = default;
 
 int MainWindow::addView(QWidget* view, const QString& title) { return views_->addTab(view, title); }
 
-int MainWindow::addInputView(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed) {
-    // In a scroll area, so a wide view never widens the window (a tab widget
-    // is as wide as its widest page).
+// In a scroll area, so a wide view never widens the window (a tab widget is
+// as wide as its widest page).
+QScrollArea* MainWindow::scrolledPage(QWidget* view) {
     auto* page = new QScrollArea(this);
     page->setWidget(view);
     page->setWidgetResizable(true);
     page->setFrameShape(QFrame::NoFrame);
+    return page;
+}
+
+int MainWindow::addInputView(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed) {
+    QScrollArea* page = scrolledPage(view);
     input_views_.push_back(InputView{page, std::move(feed), 0});
     return addView(page, title);
 }
@@ -224,7 +229,7 @@ void MainWindow::addInputViews() {
     // double-clicked row opens here, in the stage view, with its stream position.
     batch_compare_ = new CompareView(this);
     batch_compare_->setObjectName(QStringLiteral("batch_compare"));
-    addView(batch_compare_, QStringLiteral("CPU vs batch engine"));
+    addView(scrolledPage(batch_compare_), QStringLiteral("CPU vs batch engine"));
     connect(batch_compare_, &CompareView::openRowRequested, this,
             [this](std::vector<double> logits, SamplingParams params, std::vector<std::int64_t> prompt,
                    std::vector<std::int64_t> output, std::uint64_t skip_draws) {
@@ -239,7 +244,7 @@ void MainWindow::addInputViews() {
     auto* verify = new VerifyView(this);
     verify_ = verify;
     verify->setObjectName(QStringLiteral("verify_sampler"));
-    addView(verify, QStringLiteral("Verify a sampler"));
+    addView(scrolledPage(verify), QStringLiteral("Verify a sampler"));
 }
 
 WindowInput MainWindow::currentInput() const {

@@ -30,6 +30,8 @@
 #include "ui/panels/statistics_panel.h"
 #include "ui/panels/token_table_panel.h"
 
+class QScrollArea;
+
 namespace samplescope::ui {
 
 struct Example;
@@ -129,6 +131,7 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    QScrollArea* scrolledPage(QWidget* view);
     void buildMenus();
     void addInputViews();
     void inputChanged();
