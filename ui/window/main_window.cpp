@@ -16,6 +16,7 @@
 #include <QMimeData>
 #include <QScrollArea>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -193,6 +194,12 @@ int MainWindow::addInputView(QWidget* view, const QString& title, std::function<
 }
 
 void MainWindow::showView(QWidget* view) {
+    // A page of a tab widget inside a view (Compare pipelines' stage plots) comes to the front of its own tabs too.
+    for (QWidget* page = view; page && page != this; page = page->parentWidget()) {
+        auto* stack = qobject_cast<QStackedWidget*>(page->parentWidget());
+        auto* tabs = stack ? qobject_cast<QTabWidget*>(stack->parentWidget()) : nullptr;
+        if (tabs && tabs != views_) tabs->setCurrentWidget(page);
+    }
     for (int i = 0; i < views_->count(); ++i) {
         if (views_->widget(i) == view || views_->widget(i)->isAncestorOf(view)) {
             views_->setCurrentIndex(i);
@@ -208,7 +215,20 @@ void MainWindow::addInputViews() {
     compare_pipelines_ = new PipelineCompareView(this);
     compare_pipelines_->setObjectName(QStringLiteral("compare_pipelines"));
     addInputView(compare_pipelines_, QStringLiteral("Compare pipelines"), [this](const WindowInput& input) {
-        compare_pipelines_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids);
+        compare_pipelines_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids,
+                                     input.mirostat_mu);
+    });
+    // Each side's stages as stage plots, beside the final q: where llama.cpp's extra stages are drawn.
+    stage_plots_a_ = new PipelineStagePlots(compare_pipelines_);
+    stage_plots_b_ = new PipelineStagePlots(compare_pipelines_);
+    compare_pipelines_->plotTabs()->addTab(stage_plots_a_, QStringLiteral("Stages of A"));
+    compare_pipelines_->plotTabs()->addTab(stage_plots_b_, QStringLiteral("Stages of B"));
+    connect(compare_pipelines_, &PipelineCompareView::diffChanged, this, [this] {
+        const auto& diff = compare_pipelines_->diff();
+        auto labels = std::make_shared<const TokenLabels>(std::vector<std::string>{}, compare_pipelines_->labels());
+        const QString none = QStringLiteral("No run: the input is missing or refused.");
+        stage_plots_a_->setTrace(diff ? std::make_shared<const PipelineTrace>(diff->a) : nullptr, labels, none);
+        stage_plots_b_->setTrace(diff ? std::make_shared<const PipelineTrace>(diff->b) : nullptr, labels, none);
     });
     // "Load this engine's defaults" there is a user's choice: it becomes the window's parameters.
     connect(compare_pipelines_, &PipelineCompareView::paramsChanged, this, [this](const SamplingParams& params) {
@@ -250,7 +270,7 @@ void MainWindow::addInputViews() {
 WindowInput MainWindow::currentInput() const {
     const Request& request = session_.request();
     return WindowInput{*session_.logits(), session_.labels()->display(), session_.params(), request.prompt_ids(),
-                       request.output_ids()};
+                       request.output_ids(), session_.mirostatMu()};
 }
 
 void MainWindow::inputChanged() {
@@ -313,6 +333,16 @@ void MainWindow::buildMenus() {
         QAction* action = engines->addAction(QString::fromStdString(example.title), this,
                                              [this, &example] { loadPipelineExample(example); });
         action->setStatusTip(QString::fromStdString(example.description));
+        action->setData(QString::fromStdString(example.key));
+    }
+    QMenu* samplers = examples->addMenu(QStringLiteral("llama.cpp samplers"));
+    samplers->setObjectName(QStringLiteral("samplers_menu"));
+    samplers->setToolTipsVisible(true);
+    for (const SamplerExample& example : samplerExamples()) {
+        QAction* action = samplers->addAction(QString::fromStdString(example.title), this,
+                                              [this, &example] { loadSamplerExample(example); });
+        action->setStatusTip(QString::fromStdString(example.description));
+        action->setToolTip(QString::fromStdString(example.description));
         action->setData(QString::fromStdString(example.key));
     }
 
@@ -476,6 +506,26 @@ bool MainWindow::loadPipelineExample(const PipelineExample& example) {
     return true;
 }
 
+bool MainWindow::loadSamplerExample(const SamplerExample& example) {
+    Pipeline a;
+    Pipeline b;
+    try {
+        a = samplerExamplePipeline(example.pipeline_a);
+        b = samplerExamplePipeline(example.pipeline_b);
+    } catch (const InputError& error) {
+        showError(QString::fromUtf8(error.what()));
+        return false;
+    }
+    const Example as_row{example.title,  example.description, example.logits,    example.labels,
+                         example.params, example.prompt_ids,  example.output_ids};
+    if (!loadExample(as_row)) return false;
+    compare_pipelines_->setPipelines(a, b);
+    // The side that runs the sampler, as stage plots; the tab refreshes from the window's input.
+    showView(pipelineStagePlots(example.stages_side));
+    refreshShownView();
+    return true;
+}
+
 bool MainWindow::openVocabularyFile(const QString& path) {
     try {
         setVocabulary(load_vocabulary(path.toStdString()));
@@ -515,13 +565,49 @@ void MainWindow::showLabelWarningsOrHideBanner() {
     }
 }
 
+// The mu after this input's step on Compare pipelines' side that runs mirostat
+// (A first), from a run on the window's current input; nothing when neither does.
+std::optional<MirostatStep> MainWindow::pipelineMirostatStep() {
+    const WindowInput input = currentInput();
+    compare_pipelines_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids,
+                                 input.mirostat_mu);
+    const auto& diff = compare_pipelines_->diff();
+    if (!diff) return std::nullopt;
+    return diff->a.mirostat ? diff->a.mirostat : diff->b.mirostat;
+}
+
 void MainWindow::step() {
     try {
-        const SampleTrace trace = session_.step();
-        statusBar()->showMessage(QStringLiteral("Accepted %1 (id %2); draws consumed %3.")
-                                     .arg(QString::fromStdString(session_.labels()->label(trace.token)))
-                                     .arg(trace.token)
-                                     .arg(trace.draws_consumed));
+        // Mirostat's mu moves with each step of the pipeline that runs it (llama.cpp's
+        // accept): taken before the history grows, kept only when the step succeeds.
+        bool carried = false;
+        double mu_from = 0.0;
+        double mu_to = 0.0;
+        if (uses_mirostat(session_.params())) {
+            if (const std::optional<MirostatStep> mirostat = pipelineMirostatStep()) {
+                carried = true;
+                mu_from = mirostat->mu_before;
+                mu_to = mirostat->mu_after;
+            }
+        }
+        const std::optional<double> mu_before = session_.mirostatMu();
+        if (carried) session_.setMirostatMu(mu_to);
+        SampleTrace trace;
+        try {
+            trace = session_.step();
+        } catch (const InputError&) {
+            session_.setMirostatMu(mu_before);
+            throw;
+        }
+        QString message = QStringLiteral("Accepted %1 (id %2); draws consumed %3.")
+                              .arg(QString::fromStdString(session_.labels()->label(trace.token)))
+                              .arg(trace.token)
+                              .arg(trace.draws_consumed);
+        if (carried) {
+            message += QStringLiteral(" Mirostat mu %1 -> %2 (the pipeline's own token).")
+                           .arg(QString::number(mu_from, 'g', 6), QString::number(mu_to, 'g', 6));
+        }
+        statusBar()->showMessage(message);
     } catch (const InputError& error) {
         showError(QString::fromUtf8(error.what()));
     }
@@ -529,7 +615,11 @@ void MainWindow::step() {
 
 void MainWindow::resetRequest() {
     session_.resetRequest();
-    statusBar()->showMessage(QStringLiteral("Request reset: back to the seed's first draw."));
+    QString message = QStringLiteral("Request reset: back to the seed's first draw.");
+    if (uses_mirostat(session_.params())) {
+        message += QStringLiteral(" Mirostat mu back to 2 tau = %1.").arg(QString::number(session_.mirostatMuNow(), 'g', 6));
+    }
+    statusBar()->showMessage(message);
 }
 
 void MainWindow::saveScreenshot(const QString& path) {
