@@ -100,6 +100,8 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QGroupBox(QStringLiteral("Para
     grid->addWidget(extras_toggle_, row, 0, 1, 2);
     grid->addWidget(extras_summary_, row, 2, 1, 2);
     grid->addWidget(extras_, row + 1, 0, 1, 4);
+    // Spare height goes below the controls, not between their rows.
+    grid->setRowStretch(row + 2, 1);
     connect(extras_toggle_, &QToolButton::toggled, this, &ParameterPanel::setExtrasExpanded);
     setExtrasExpanded(false);
 
