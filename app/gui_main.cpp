@@ -39,6 +39,8 @@ struct ViewOptions {
     std::string select_text;
     std::string histogram_draws_text;
     std::string pipeline_example;  // a "Where engines differ" example's key
+    std::string sampler_example;   // a "llama.cpp samplers" example's key
+    bool open_samplers = false;    // the parameter panel's llama.cpp group shown open
     std::string window_size_text;  // --window-size WxH as typed
     int width = 1600;              // the screenshot's size
     int height = 1000;
@@ -57,6 +59,8 @@ QWidget* tab_widget(samplescope::ui::MainWindow& window, const std::string& tab)
     if (tab == "tokens") return window.tokenTable();
     if (tab == "logits") return window.logitsEditor();
     if (tab == "compare-pipelines") return window.pipelineCompareView();
+    if (tab == "compare-stages-a") return window.pipelineStagePlots(0);
+    if (tab == "compare-stages-b") return window.pipelineStagePlots(1);
     if (tab == "histogram") return window.histogramView();
     if (tab == "batch") return window.batchCompareView();
     if (tab == "verify") return window.verifyView();
@@ -137,11 +141,19 @@ int main(int argc, char** argv) {
     samplescope::add_request_options(app, request_options);
     app.add_option("--screenshot", view.screenshot, "Draw the window offscreen with these inputs, save it as PNG and exit");
     app.add_option("--tab", view.tab,
-                   "View shown first: pipeline, tokens, logits, compare-pipelines, histogram, batch (CPU vs batch "
+                   "View shown first: pipeline, tokens, logits, compare-pipelines, compare-stages-a or "
+                   "compare-stages-b (Compare pipelines with one side's stage plots), histogram, batch (CPU vs batch "
                    "engine) or verify (Verify a sampler)")
-        ->check(CLI::IsMember({"pipeline", "tokens", "logits", "compare-pipelines", "histogram", "batch", "verify"}));
+        ->check(CLI::IsMember({"pipeline", "tokens", "logits", "compare-pipelines", "compare-stages-a",
+                               "compare-stages-b", "histogram", "batch", "verify"}));
     std::vector<std::string> example_keys;
     for (const auto& example : samplescope::pipeline_examples()) example_keys.push_back(example.key);
+    std::vector<std::string> sampler_keys;
+    for (const auto& example : samplescope::ui::samplerExamples()) sampler_keys.push_back(example.key);
+    app.add_option("--sampler-example", view.sampler_example,
+                   "Open a 'llama.cpp samplers' example (its row, parameters and two pipelines) in Compare pipelines, "
+                   "on the stage plots of the side that runs the sampler")
+        ->check(CLI::IsMember(sampler_keys));
     app.add_option("--pipeline-example", view.pipeline_example,
                    "Open a 'Where engines differ' example (its row, parameters and the two pipelines) in Compare pipelines")
         ->check(CLI::IsMember(example_keys));
@@ -151,6 +163,8 @@ int main(int argc, char** argv) {
     app.add_option("--top-n", view.top_n_text, "Bars per stage plot, 2 to 2000 (the rest are summed into one bar)")
         ->check(samplescope::non_empty_value());
     app.add_flag("--log-scale", view.log_scale, "Probability axes on a log scale");
+    app.add_flag("--open-samplers", view.open_samplers,
+                 "Show the parameter panel's llama.cpp samplers group open (it starts collapsed)");
     app.add_option("--window-size", view.window_size_text,
                    "The screenshot's size as WxH, e.g. 1280x720 (each 320 to 16384; default 1600x1000)")
         ->check(samplescope::non_empty_value());
@@ -195,6 +209,12 @@ int main(int argc, char** argv) {
             throw samplescope::InputError("pipeline-example", "--pipeline-example brings its own row and parameters; "
                                                               "give no logits or parameter flags with it");
         }
+        if (!view.sampler_example.empty() &&
+            (!view.pipeline_example.empty() || has_logits_input(request_options) || has_request_flags(request_options))) {
+            throw samplescope::InputError("sampler-example", "--sampler-example brings its own row, parameters and "
+                                                             "pipelines; give no logits, parameter flags or "
+                                                             "--pipeline-example with it");
+        }
         start = resolve_start(request_options, samplescope::ui::realisticExample());
         if (!vocab_file.empty()) vocabulary = samplescope::load_vocabulary(vocab_file);
     } catch (const samplescope::InputError& error) {
@@ -219,13 +239,21 @@ int main(int argc, char** argv) {
     try {
         if (start) apply_start(window, *start);
         if (!view.pipeline_example.empty()) window.loadPipelineExample(*find_pipeline_example(view.pipeline_example));
+        if (!view.sampler_example.empty()) {
+            for (const auto& example : samplescope::ui::samplerExamples()) {
+                if (example.key == view.sampler_example) window.loadSamplerExample(example);
+            }
+        }
         if (vocabulary) {
             window.setVocabulary(std::move(*vocabulary));
             for (const auto& warning : window.session().labelWarnings()) std::cerr << "samplescope: warning: " << warning << "\n";
         }
         if (view.top_n > 0) window.pipelineView()->topNBox()->setValue(view.top_n);
         if (view.log_scale) window.pipelineView()->logScaleBox()->setChecked(true);
-        if (!view.tab.empty() || view.pipeline_example.empty()) window.showView(tab_widget(window, view.tab));
+        if (view.open_samplers) window.parameterPanel()->setExtrasExpanded(true);
+        if (!view.tab.empty() || (view.pipeline_example.empty() && view.sampler_example.empty())) {
+            window.showView(tab_widget(window, view.tab));
+        }
         if (screenshot) {
             window.resize(view.width, view.height);
             window.show();

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/core/synthetic_logits.h"
+#include "engine/pipelines/pipeline_presets.h"
 
 namespace samplescope::ui {
 
@@ -52,5 +53,118 @@ Example realisticExample() {
 }
 
 std::vector<Example> builtInExamples() { return {workedExample(), abcdExample(), realisticExample()}; }
+
+namespace {
+
+// Logits whose softmax is the given distribution (up to rounding).
+std::vector<double> logOf(std::initializer_list<double> probs) {
+    std::vector<double> logits;
+    for (const double p : probs) logits.push_back(std::log(p));
+    return logits;
+}
+
+std::vector<SamplerExample> buildSamplerExamples() {
+    std::vector<SamplerExample> list;
+    SamplingParams seeded;
+    seeded.seed = 0;
+    {
+        // "the cat sat on the mat . the cat sat on the": the next "mat" would repeat five tokens.
+        SamplerExample e{"dry", "DRY: a repeat of length 5",
+                         "DRY on (multiplier 0.8, base 1.75, allowed 2): the history ends \"the cat sat on the\", "
+                         "which came before followed by \"mat\"; \"mat\" would extend a repeat of L = 5 and loses "
+                         "0.8 x 1.75^3 = 4.29. The contract's pipeline has no DRY.",
+                         {1.0, 0.5, 0.2, 0.0, 3.0, 0.8, 1.5}, {"the", "cat", "sat", "on", "mat", ".", "dog"},
+                         seeded, {}, {0, 1, 2, 3, 0, 4, 5, 0, 1, 2, 3, 0}, "spec", "llamacpp", 1};
+        e.params.dry_multiplier = 0.8;
+        list.push_back(e);
+    }
+    {
+        SamplerExample e{"xtc", "XTC: exclude the top choices",
+                         "XTC with probability 0.5 and threshold 0.15 on q = [.35, .25, .2, .1, .06, .04]: three ids "
+                         "reach the threshold; when the coin fires (u < 0.5, as seed 8's first coin does) the two "
+                         "likeliest are removed and the least likely of the three stays. The exact distribution "
+                         "mixes both outcomes.",
+                         logOf({0.35, 0.25, 0.2, 0.1, 0.06, 0.04}), {"A", "B", "C", "D", "E", "F"}, seeded, {}, {},
+                         "spec", "llamacpp", 1};
+        e.params.seed = 8;
+        e.params.xtc_probability = 0.5;
+        e.params.xtc_threshold = 0.15;
+        list.push_back(e);
+    }
+    {
+        SamplerExample e{"mirostat2", "Mirostat 2: keep the surprise below mu",
+                         "Mirostat 2 with tau 2 (mu starts at 4 bits): ids with -log2 q <= 4, q >= 1/16, are kept. "
+                         "Step (Ctrl+Return) moves mu by eta (surprise - tau); Reset request puts it back to 2 tau.",
+                         logOf({0.3, 0.2, 0.15, 0.1, 0.08, 0.06, 0.04, 0.03, 0.02, 0.02}),
+                         {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J"}, seeded, {}, {}, "spec", "llamacpp", 1};
+        e.params.mirostat = 2;
+        e.params.mirostat_tau = 2.0;
+        e.params.mirostat_eta = 0.5;
+        list.push_back(e);
+    }
+    {
+        SamplerExample e{"mirostat1", "Mirostat 1: the k that Zipf's law gives",
+                         "Mirostat 1 with tau 3 (mu starts at 6 bits) on a Zipf-like row of 200 ids: s_hat is fitted "
+                         "from the top ranks and the k it gives for mu is kept.",
+                         {}, {}, seeded, {}, {}, "spec", "llamacpp", 1};
+        for (int rank = 1; rank <= 200; ++rank) e.logits.push_back(-1.1 * std::log(static_cast<double>(rank)));
+        e.params.mirostat = 1;
+        e.params.mirostat_tau = 3.0;
+        list.push_back(e);
+    }
+    {
+        SamplerExample e{"dynatemp", "Dynamic temperature: T from the entropy",
+                         "T 1 with a dynamic range of 0.8 on a peaked row: H / log n is about 0.15, so T' = 0.2 + "
+                         "1.6 x 0.15, about 0.44, near the low end max(0, 1 - 0.8) = 0.2, and q sharpens further; the "
+                         "contract's pipeline divides by T = 1.",
+                         logOf({0.95, 0.02, 0.01, 0.01, 0.005, 0.005}), {"A", "B", "C", "D", "E", "F"}, seeded, {}, {},
+                         "spec", "llamacpp", 1};
+        e.params.dynatemp_range = 0.8;
+        list.push_back(e);
+    }
+    {
+        SamplerExample e{"typical", "Typical-p: the ids nearest exp(-H)",
+                         "Typical-p 0.5: ids are taken by how close -log q is to the entropy H, not by rank, so the "
+                         "most likely id can be left out.",
+                         logOf({0.5, 0.15, 0.12, 0.1, 0.08, 0.05}), {"A", "B", "C", "D", "E", "F"}, seeded, {}, {},
+                         "spec", "llamacpp", 1};
+        e.params.typical_p = 0.5;
+        list.push_back(e);
+    }
+    {
+        SamplerExample e{"top_n_sigma", "Top-n-sigma: logits within n sigma of the max",
+                         "Top-n-sigma 1: logits below max - 1 x sigma of the candidates' logits are dropped.",
+                         {4.0, 3.6, 3.0, 1.0, 0.5, 0.0, -0.5, -1.0}, {"A", "B", "C", "D", "E", "F", "G", "H"},
+                         seeded, {}, {}, "spec", "llamacpp", 1};
+        e.params.top_n_sigma = 1.0;
+        list.push_back(e);
+    }
+    {
+        SamplerExample e{"order_xtc", "Order: top-k before vs after XTC",
+                         "q = [.4, .3, .2, .1], top_k 2, XTC always firing (p 1, threshold 0.1). Top-k first leaves "
+                         "{A, B}, both above the threshold: XTC keeps B. XTC first sees all four above it and keeps "
+                         "D, which top-k then keeps alone.",
+                         logOf({0.4, 0.3, 0.2, 0.1}), {"A", "B", "C", "D"}, seeded, {}, {}, "top_k,xtc", "xtc,top_k", 0};
+        e.params.top_k = 2;
+        e.params.xtc_probability = 1.0;
+        e.params.xtc_threshold = 0.1;
+        list.push_back(e);
+    }
+    return list;
+}
+
+}  // namespace
+
+const std::vector<SamplerExample>& samplerExamples() {
+    static const std::vector<SamplerExample> examples = buildSamplerExamples();
+    return examples;
+}
+
+Pipeline samplerExamplePipeline(const std::string& name_or_steps) {
+    for (const auto& preset : kPresets) {
+        if (preset.name == name_or_steps) return preset_pipeline(name_or_steps);
+    }
+    return custom_pipeline(name_or_steps);
+}
 
 }  // namespace samplescope::ui

@@ -7,6 +7,7 @@
 
 #include "engine/core/sampling_params.h"
 #include "engine/core/synthetic_logits.h"
+#include "engine/pipelines/pipeline.h"
 
 namespace samplescope::ui {
 
@@ -35,5 +36,29 @@ Example realisticExample();
 
 // All of them, in menu order.
 std::vector<Example> builtInExamples();
+
+// One of llama.cpp's extra samplers (or the order of two) on a row where its
+// effect is plain, opened in Compare pipelines: a pipeline that runs it beside
+// one that does not (or the two orders), with the stage plots of `stages_side`.
+struct SamplerExample {
+    std::string key;          // short id, e.g. "dry" (the --sampler-example flag)
+    std::string title;        // menu text
+    std::string description;  // status-bar text: what to look at
+    std::vector<double> logits;
+    std::vector<std::string> labels;
+    SamplingParams params;    // seed set, so a run replays
+    std::vector<std::int64_t> prompt_ids;
+    std::vector<std::int64_t> output_ids;
+    std::string pipeline_a;   // a preset's name, or a custom step list (custom_pipeline's syntax)
+    std::string pipeline_b;
+    int stages_side = 1;      // 0: A's stage plots, 1: B's
+};
+
+// In menu order: DRY, XTC, mirostat 2, mirostat 1, dynamic temperature,
+// typical-p, top-n-sigma, then top-k before vs after XTC.
+const std::vector<SamplerExample>& samplerExamples();
+
+// A preset by name, else a custom pipeline from the step list.
+Pipeline samplerExamplePipeline(const std::string& name_or_steps);
 
 }  // namespace samplescope::ui

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/core/trace.h"
+#include "engine/pipelines/pipeline.h"
 #include "ui/common/plot_data.h"
 #include "ui/common/token_labels.h"
 
@@ -25,6 +26,10 @@ struct TraceView {
     std::size_t top_n = 0;
     double compute_ms = 0.0;      // wall time the worker took (engine step + display data)
     double compute_cpu_ms = 0.0;  // CPU time of that work (what it costs on an idle machine)
+    // The pipeline run around the trace, where the view came from one (the
+    // pipeline views): each step's report, XTC's two outcomes and mirostat's
+    // mu after the draw. Null for the main view.
+    std::shared_ptr<const PipelineTrace> pipeline;
 
     // Throws std::out_of_range for a stage it does not hold.
     const StagePlotData& plot(Stage stage) const {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include <QGridLayout>
+#include <QVBoxLayout>
 
 #include "engine/base/input_error.h"
 
@@ -117,6 +118,69 @@ void ParameterControl::onEntry() {
         slider_->setValue(positionOf(*value));
     }
     emit valueEdited(info_.param, *value);
+}
+
+TextParameterControl::TextParameterControl(const QString& key, const QString& label, const QString& tooltip,
+                                           QGridLayout* grid, int row, QWidget* parent)
+    : QObject(parent), key_(key) {
+    auto* name = new QLabel(label, parent);
+    name->setToolTip(tooltip);
+    entry_ = new QLineEdit(parent);
+    entry_->setObjectName(QStringLiteral("entry_%1").arg(key));
+    entry_->setToolTip(tooltip);
+    entry_->setClearButtonEnabled(true);
+    state_ = new QLabel(parent);
+    state_->setObjectName(QStringLiteral("state_%1").arg(key));
+    state_->setMinimumWidth(48);
+    state_->setToolTip(QStringLiteral("Whether this step changes anything (off when empty)."));
+    note_ = new QLabel(parent);
+    note_->setObjectName(QStringLiteral("note_%1").arg(key));
+    note_->setWordWrap(true);
+    note_->setStyleSheet(QStringLiteral("color: #555555;"));
+    note_->setVisible(false);
+    error_ = new QLabel(parent);
+    error_->setObjectName(QStringLiteral("error_%1").arg(key));
+    error_->setWordWrap(true);
+    error_->setStyleSheet(QStringLiteral("color: #B00020;"));
+    error_->setVisible(false);
+    auto* lines = new QVBoxLayout;
+    lines->setContentsMargins(0, 0, 0, 0);
+    lines->setSpacing(0);
+    lines->addWidget(note_);
+    lines->addWidget(error_);
+    grid->addWidget(name, row, 0);
+    grid->addWidget(entry_, row, 1, 1, 2);
+    grid->addWidget(state_, row, 3);
+    grid->addLayout(lines, row + 1, 0, 1, 4);
+    connect(entry_, &QLineEdit::editingFinished, this, [this] {
+        // editingFinished also fires on focus loss: an unchanged text is no edit.
+        if (entry_->text() == shown_ && error().isEmpty()) return;
+        shown_ = entry_->text();
+        emit textEdited(key_, entry_->text());
+    });
+}
+
+void TextParameterControl::setText(const QString& text) {
+    shown_ = text;
+    entry_->setText(text);
+    showError(QString());
+}
+
+void TextParameterControl::setState(const QString& text, bool active) {
+    state_->setText(text);
+    state_->setStyleSheet(active ? QStringLiteral("color: #0072B2; font-weight: bold;")
+                                 : QStringLiteral("color: #777777; font-style: italic;"));
+}
+
+void TextParameterControl::showError(const QString& message) {
+    error_->setText(message);
+    error_->setVisible(!message.isEmpty());
+    entry_->setStyleSheet(message.isEmpty() ? QString() : QStringLiteral("border: 2px solid #B00020;"));
+}
+
+void TextParameterControl::showNote(const QString& note) {
+    note_->setText(note);
+    note_->setVisible(!note.isEmpty());
 }
 
 }  // namespace samplescope::ui

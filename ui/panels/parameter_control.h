@@ -51,6 +51,38 @@ private:
     double value_;
 };
 
+// A list-valued parameter (logit bias, DRY's sequence breakers) as one line
+// of text: a label, an entry, a note line (what the text resolved to) and an
+// error line that shows the engine's message in place when the text is refused.
+class TextParameterControl : public QObject {
+    Q_OBJECT
+public:
+    // Adds its widgets to `grid` at rows `row` (label, entry, badge) and `row + 1` (note and error).
+    TextParameterControl(const QString& key, const QString& label, const QString& tooltip, QGridLayout* grid, int row,
+                         QWidget* parent);
+
+    const QString& key() const { return key_; }
+    void setText(const QString& text);  // shows text without emitting
+    void setState(const QString& text, bool active);
+    void showError(const QString& message);  // empty clears
+    void showNote(const QString& note);      // empty clears
+    QString error() const { return error_->isHidden() ? QString() : error_->text(); }
+    QString note() const { return note_->isHidden() ? QString() : note_->text(); }
+    QLineEdit* entry() const { return entry_; }
+    QLabel* stateLabel() const { return state_; }
+
+signals:
+    void textEdited(const QString& key, const QString& text);
+
+private:
+    QString key_;
+    QLineEdit* entry_;
+    QLabel* state_;
+    QLabel* note_;
+    QLabel* error_;
+    QString shown_;
+};
+
 // Parses a number typed by the user: the whole text (trimmed) must be a number;
 // "nan" and "inf" parse, so the contract's checks answer them.
 std::optional<double> parseNumberText(const QString& text);

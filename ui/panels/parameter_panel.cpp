@@ -1,5 +1,7 @@
 #include "ui/panels/parameter_panel.h"
 
+#include <algorithm>
+
 #include <QGridLayout>
 #include <QHBoxLayout>
 
@@ -13,12 +15,41 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QGroupBox(QStringLiteral("Para
     grid->setVerticalSpacing(3);
     grid->setColumnStretch(1, 1);
     int row = 0;
-    for (const auto& info : kParams) {
-        auto* control = new ParameterControl(info, grid, row, this);
+    // The contract's parameters here; llama.cpp's extra ones in their own group below.
+    extras_ = new QWidget(this);
+    extras_->setObjectName(QStringLiteral("llamacpp_samplers"));
+    auto* extras_grid = new QGridLayout(extras_);
+    extras_grid->setContentsMargins(8, 0, 0, 0);
+    extras_grid->setVerticalSpacing(3);
+    extras_grid->setColumnStretch(1, 1);
+    int extras_row = 0;
+    for (std::size_t i = 0; i < kParams.size(); ++i) {
+        const bool extra = i >= kContractParamCount;
+        auto* control = extra ? new ParameterControl(kParams[i], extras_grid, extras_row, extras_)
+                              : new ParameterControl(kParams[i], grid, row, this);
         connect(control, &ParameterControl::valueEdited, this, &ParameterPanel::onValue);
         controls_.push_back(control);
-        row += 2;
+        (extra ? extras_row : row) += 2;
     }
+    logit_bias_ = new TextParameterControl(
+        QStringLiteral("logit_bias"), QStringLiteral("Logit bias"),
+        QStringLiteral("<b>Logit bias</b> (logit_bias)<br>id:bias pairs separated by commas, e.g. "
+                       "<tt>15:2.5,7:-inf</tt>: each id's logit plus its bias; -inf bans the id. Empty is off. "
+                       "llama.cpp applies it first."),
+        extras_grid, extras_row, extras_);
+    extras_row += 2;
+    dry_breakers_ = new TextParameterControl(
+        QStringLiteral("dry_sequence_breakers"), QStringLiteral("DRY breakers"),
+        QStringLiteral("<b>DRY sequence breakers</b> (dry_sequence_breakers)<br>Items separated by <tt>;</tt>: ids "
+                       "(<tt>13;198,271</tt>: the breaker 13 and the two-token breaker 198 271) or a string in double "
+                       "quotes (<tt>\"\\n\";\":\"</tt>, escapes \\n \\t \\\" \\\\). A string stands "
+                       "for every token of the loaded vocabulary (else the row's labels) whose text contains it, each "
+                       "as a single-token breaker: the first case of llama.cpp's "
+                       "get_overlapping_token_sequences (multi-token spellings are not looked for). A repeat never "
+                       "reaches back over a breaker, and a single-token breaker is never penalised."),
+        extras_grid, extras_row, extras_);
+    connect(logit_bias_, &TextParameterControl::textEdited, this, &ParameterPanel::onListText);
+    connect(dry_breakers_, &TextParameterControl::textEdited, this, &ParameterPanel::onListText);
 
     auto* seed_label = new QLabel(QStringLiteral("Seed"), this);
     const QString seed_tip = QStringLiteral("The request's seed: the draws come from stream(seed, 4) (PCG32). "
@@ -49,6 +80,30 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QGroupBox(QStringLiteral("Para
     defaults_->setToolTip(QStringLiteral("Every parameter to its default (each step off, T = 1); the seed stays."));
     grid->addWidget(greedy_, row, 0, 1, 3);
     grid->addWidget(defaults_, row, 3);
+    row += 1;
+
+    extras_toggle_ = new QToolButton(this);
+    extras_toggle_->setObjectName(QStringLiteral("llamacpp_samplers_toggle"));
+    extras_toggle_->setText(QStringLiteral("llama.cpp samplers"));
+    extras_toggle_->setCheckable(true);
+    extras_toggle_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    extras_toggle_->setAutoRaise(true);
+    extras_toggle_->setStyleSheet(QStringLiteral("QToolButton { font-weight: bold; }"));
+    extras_toggle_->setToolTip(QStringLiteral(
+        "llama.cpp's extra samplers: logit bias, typical-p, top-n-sigma, min_keep, dynamic temperature, XTC, DRY and "
+        "mirostat. The contract's pipeline (the Pipeline view) never runs them: see them in Compare pipelines with "
+        "the llamacpp preset or a custom pipeline (its Stages tabs)."));
+    extras_summary_ = new QLabel(this);
+    extras_summary_->setObjectName(QStringLiteral("llamacpp_samplers_summary"));
+    extras_summary_->setWordWrap(true);
+    extras_summary_->setStyleSheet(QStringLiteral("color: #0072B2;"));
+    grid->addWidget(extras_toggle_, row, 0, 1, 2);
+    grid->addWidget(extras_summary_, row, 2, 1, 2);
+    grid->addWidget(extras_, row + 1, 0, 1, 4);
+    // Spare height goes below the controls, not between their rows.
+    grid->setRowStretch(row + 2, 1);
+    connect(extras_toggle_, &QToolButton::toggled, this, &ParameterPanel::setExtrasExpanded);
+    setExtrasExpanded(false);
 
     connect(seed_entry_, &QLineEdit::editingFinished, this, &ParameterPanel::onSeedEntry);
     connect(random_seed_, &QPushButton::clicked, this, [this] {
@@ -66,6 +121,15 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QGroupBox(QStringLiteral("Para
     });
 }
 
+void ParameterPanel::setExtrasExpanded(bool expanded) {
+    {
+        const QSignalBlocker block(extras_toggle_);
+        extras_toggle_->setChecked(expanded);
+    }
+    extras_toggle_->setArrowType(expanded ? Qt::DownArrow : Qt::RightArrow);
+    extras_->setVisible(expanded);
+}
+
 void ParameterPanel::setParams(const SamplingParams& params, std::size_t vocab_size) {
     params_ = params;
     vocab_size_ = vocab_size;
@@ -77,7 +141,56 @@ void ParameterPanel::setParams(const SamplingParams& params, std::size_t vocab_s
         const QSignalBlocker block(greedy_);
         greedy_->setChecked(is_greedy(params));
     }
+    showListTexts();
     refreshStates();
+}
+
+// The two lists as text: the breakers as last typed while they still resolve to the parameters' ones.
+void ParameterPanel::showListTexts() {
+    logit_bias_->setText(QString::fromStdString(format_logit_bias(params_.logit_bias)));
+    logit_bias_->showNote(QString());
+    bool typed_stands = false;
+    if (!breaker_text_.isEmpty()) {
+        try {
+            typed_stands = parseDryBreakerText(breaker_text_, token_texts_ ? token_texts_() : std::vector<std::string>{})
+                               .breakers == params_.dry_sequence_breakers;
+        } catch (const InputError&) {
+            typed_stands = false;
+        }
+    }
+    if (!typed_stands) {
+        breaker_text_.clear();
+        dry_breakers_->showNote(QString());
+    }
+    dry_breakers_->setText(typed_stands ? breaker_text_
+                                        : QString::fromStdString(format_dry_sequence_breakers(params_.dry_sequence_breakers)));
+}
+
+void ParameterPanel::onListText(const QString& key, const QString& text) {
+    auto* control = key == logit_bias_->key() ? logit_bias_ : dry_breakers_;
+    SamplingParams next = params_;
+    QString note;
+    try {
+        if (control == logit_bias_) {
+            next.logit_bias = parse_logit_bias(text.trimmed().toStdString());
+            if (vocab_size_ > 0) check_logit_bias(next.logit_bias, vocab_size_);
+        } else {
+            DryBreakerText parsed = parseDryBreakerText(text, token_texts_ ? token_texts_() : std::vector<std::string>{});
+            if (vocab_size_ > 0) check_dry_sequence_breakers(parsed.breakers, vocab_size_);
+            next.dry_sequence_breakers = std::move(parsed.breakers);
+            note = parsed.note;
+        }
+    } catch (const InputError& error) {
+        control->showError(QString::fromUtf8(error.what()));
+        control->showNote(QString());
+        return;
+    }
+    control->showError(QString());
+    control->showNote(note);
+    if (control == dry_breakers_) breaker_text_ = text;
+    params_ = next;
+    refreshStates();
+    emit paramsEdited(params_);
 }
 
 void ParameterPanel::refreshStates() {
@@ -95,6 +208,108 @@ void ParameterPanel::refreshStates() {
     control(Param::TopK)->setState(params_.top_k > 0 && !top_k ? QStringLiteral("off (>= V)") : state(top_k), top_k);
     control(Param::TopP)->setState(state(uses_top_p(params_)), uses_top_p(params_));
     control(Param::MinP)->setState(state(uses_min_p(params_)), uses_min_p(params_));
+
+    // llama.cpp's: a switch shows on/off, a parameter that only shapes a sampler shows whether that one is on.
+    const auto shapes = [this](Param param, bool used) {
+        control(param)->setState(used ? QStringLiteral("used") : QStringLiteral("unused"), used);
+    };
+    QStringList on;
+    const auto mark = [&](bool active, const char* name) {
+        if (active) on << QString::fromLatin1(name);
+        return active;
+    };
+    control(Param::TypicalP)->setState(state(mark(uses_typical_p(params_), "typical-p")), uses_typical_p(params_));
+    control(Param::TopNSigma)->setState(state(mark(uses_top_n_sigma(params_), "top-n-sigma")), uses_top_n_sigma(params_));
+    const bool dynatemp = mark(uses_dynatemp(params_), "dynamic T");
+    control(Param::DynatempRange)->setState(state(dynatemp), dynatemp);
+    shapes(Param::DynatempExponent, dynatemp);
+    const bool xtc = mark(uses_xtc(params_), "XTC");
+    control(Param::XtcProbability)->setState(params_.xtc_probability > 0.0 && !xtc ? QStringLiteral("off (t > 0.5)") : state(xtc), xtc);
+    control(Param::XtcThreshold)->setState(params_.xtc_threshold > 0.5 ? QStringLiteral("off (> 0.5)") : (xtc ? QStringLiteral("used") : QStringLiteral("unused")), xtc);
+    const bool dry = mark(uses_dry(params_), "DRY");
+    control(Param::DryMultiplier)->setState(params_.dry_multiplier != 0.0 && !dry ? QStringLiteral("off (last N 0)") : state(dry), dry);
+    shapes(Param::DryBase, dry);
+    shapes(Param::DryAllowedLength, dry);
+    control(Param::DryPenaltyLastN)->setState(params_.dry_penalty_last_n == 0 ? QStringLiteral("off (0)") : (dry ? QStringLiteral("used") : QStringLiteral("unused")), dry);
+    const bool mirostat = uses_mirostat(params_);
+    mark(mirostat, params_.mirostat == 1 ? "mirostat 1" : "mirostat 2");
+    control(Param::Mirostat)->setState(mirostat ? QStringLiteral("v%1").arg(params_.mirostat) : state(false), mirostat);
+    shapes(Param::MirostatTau, mirostat);
+    shapes(Param::MirostatEta, mirostat);
+    const bool min_keep = params_.min_keep > 1 && (uses_top_p(params_) || uses_min_p(params_) || uses_typical_p(params_) || xtc);
+    control(Param::MinKeep)->setState(min_keep ? QStringLiteral("used") : QStringLiteral("unused"), min_keep);
+    const bool bias = mark(uses_logit_bias(params_), "logit bias");
+    logit_bias_->setState(state(bias), bias);
+    const bool breakers = !params_.dry_sequence_breakers.empty();
+    dry_breakers_->setState(breakers ? (dry ? QStringLiteral("used") : QStringLiteral("unused")) : QStringLiteral("none"), breakers && dry);
+    on.removeDuplicates();
+    extras_summary_->setText(on.isEmpty() ? QStringLiteral("all off")
+                                          : QStringLiteral("on: %1").arg(on.join(QStringLiteral(", "))));
+    extras_summary_->setStyleSheet(on.isEmpty() ? QStringLiteral("color: #777777; font-style: italic;")
+                                                : QStringLiteral("color: #0072B2; font-weight: bold;"));
+}
+
+DryBreakerText parseDryBreakerText(const QString& text, const std::vector<std::string>& token_texts) {
+    DryBreakerText out;
+    QStringList notes;
+    const std::string all = text.toStdString();
+    // Ids only: the engine's parser, with its own messages.
+    if (all.find('"') == std::string::npos) {
+        out.breakers = parse_dry_sequence_breakers(all);
+        return out;
+    }
+    std::size_t i = 0;
+    const auto fail = [](const std::string& message) { throw InputError("dry_sequence_breakers", "dry_sequence_breakers: " + message); };
+    while (i <= all.size()) {
+        // One item: up to the next ';' outside quotes.
+        while (i < all.size() && (all[i] == ' ' || all[i] == '\t')) ++i;
+        if (i < all.size() && all[i] == '"') {
+            std::string piece;
+            std::size_t j = i + 1;
+            bool closed = false;
+            for (; j < all.size(); ++j) {
+                const char c = all[j];
+                if (c == '"') {
+                    closed = true;
+                    break;
+                }
+                if (c == '\\' && j + 1 < all.size()) {
+                    const char e = all[++j];
+                    piece += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+                } else {
+                    piece += c;
+                }
+            }
+            if (!closed) fail("unterminated string at \"" + escape_text(all.substr(i)) + "\"");
+            if (piece.empty()) fail("an empty string matches every token");
+            std::size_t k = j + 1;
+            while (k < all.size() && (all[k] == ' ' || all[k] == '\t')) ++k;
+            if (k < all.size() && all[k] != ';') fail("expected ';' after the string \"" + escape_text(piece) + "\"");
+            std::size_t matched = 0;
+            for (std::size_t id = 0; id < token_texts.size(); ++id) {
+                if (token_texts[id].find(piece) == std::string::npos) continue;
+                const std::vector<std::int64_t> single{static_cast<std::int64_t>(id)};
+                if (std::find(out.breakers.begin(), out.breakers.end(), single) == out.breakers.end()) out.breakers.push_back(single);
+                ++matched;
+            }
+            notes << QStringLiteral("\"%1\": %2 token%3").arg(QString::fromStdString(escape_text(piece))).arg(matched)
+                         .arg(matched == 1 ? QString() : QStringLiteral("s"));
+            i = k + 1;
+            continue;
+        }
+        const std::size_t end = std::min(all.find(';', i), all.size());
+        const std::string item = all.substr(i, end - i);
+        if (item.find_first_not_of(" \t") == std::string::npos) fail("has an empty breaker in \"" + all + "\"");
+        for (auto& breaker : parse_dry_sequence_breakers(item)) out.breakers.push_back(std::move(breaker));
+        i = end + 1;
+    }
+    if (!notes.isEmpty()) {
+        out.note = QStringLiteral("%1 -> %2 breakers%3")
+                       .arg(notes.join(QStringLiteral(", ")))
+                       .arg(out.breakers.size())
+                       .arg(token_texts.empty() ? QStringLiteral(" (no vocabulary or labels: strings match nothing)") : QString());
+    }
+    return out;
 }
 
 void ParameterPanel::onValue(Param param, double value) {
@@ -145,6 +360,9 @@ void ParameterPanel::onGreedy(bool on) {
 }
 
 void ParameterPanel::showEngineError(const QString& field, const QString& message) {
+    for (auto* list : {logit_bias_, dry_breakers_}) {
+        if (list->key() == field) list->showError(message);
+    }
     for (auto* control : controls_) {
         if (QString::fromUtf8(control->info().key.data(), static_cast<int>(control->info().key.size())) == field) {
             control->showError(message);

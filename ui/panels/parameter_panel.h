@@ -3,7 +3,9 @@
 // Emits the whole parameter set after each accepted edit.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <QCheckBox>
@@ -11,11 +13,25 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QToolButton>
 
 #include "engine/core/sampling_params.h"
 #include "ui/panels/parameter_control.h"
 
 namespace samplescope::ui {
+
+// DRY's sequence breakers as typed in the panel: items separated by ';', each
+// either ids ("198,271": the breaker 198 271, parse_dry_sequence_breakers) or
+// a string in double quotes ("\n", with \n \t \" \\ escapes), which stands for
+// every token whose text contains it, each as a single-token breaker (the
+// first case of llama.cpp's get_overlapping_token_sequences). Throws
+// InputError("dry_sequence_breakers") for bad text; `note` says what each
+// string resolved to.
+struct DryBreakerText {
+    std::vector<std::vector<std::int64_t>> breakers;
+    QString note;
+};
+DryBreakerText parseDryBreakerText(const QString& text, const std::vector<std::string>& token_texts);
 
 class ParameterPanel : public QGroupBox {
     Q_OBJECT
@@ -27,6 +43,15 @@ public:
     const SamplingParams& params() const { return params_; }
 
     ParameterControl* control(Param param) const { return controls_[static_cast<std::size_t>(param)]; }
+    TextParameterControl* logitBiasControl() const { return logit_bias_; }
+    TextParameterControl* dryBreakersControl() const { return dry_breakers_; }
+    // The llama.cpp samplers' group (the rows after kContractParamCount and the two lists), collapsed at first.
+    QToolButton* extrasToggle() const { return extras_toggle_; }
+    QWidget* extrasGroup() const { return extras_; }
+    bool extrasExpanded() const { return extras_toggle_->isChecked(); }
+    void setExtrasExpanded(bool expanded);
+    // Each token's text for DRY's string breakers (the vocabulary's, else the row's labels).
+    void setTokenTexts(std::function<std::vector<std::string>()> texts) { token_texts_ = std::move(texts); }
     QLineEdit* seedEntry() const { return seed_entry_; }
     QLabel* seedError() const { return seed_error_; }
     QCheckBox* greedyBox() const { return greedy_; }
@@ -44,9 +69,18 @@ private:
     void onValue(Param param, double value);
     void onSeedEntry();
     void onGreedy(bool on);
+    void onListText(const QString& key, const QString& text);
     void refreshStates();
+    void showListTexts();
 
     std::vector<ParameterControl*> controls_;
+    TextParameterControl* logit_bias_;
+    TextParameterControl* dry_breakers_;
+    QToolButton* extras_toggle_;
+    QLabel* extras_summary_;
+    QWidget* extras_;
+    std::function<std::vector<std::string>()> token_texts_;
+    QString breaker_text_;  // the breakers as last typed, shown while they still stand for the parameters
     QLineEdit* seed_entry_;
     QLabel* seed_error_;
     QPushButton* random_seed_;

@@ -10,6 +10,8 @@ ResultBar::ResultBar(QWidget* parent) : QLabel(parent) {
     setObjectName(QStringLiteral("result_bar"));
     setTextFormat(Qt::RichText);
     setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Wraps rather than holding the window wider than a 1280-pixel screen.
+    setWordWrap(true);
     setStyleSheet(QStringLiteral("#result_bar { background: #EEF5FB; border: 1px solid #0072B2; padding: 6px; font-size: 11pt; }"));
 }
 

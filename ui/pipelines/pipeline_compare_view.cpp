@@ -84,7 +84,9 @@ PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(notes_);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
-    plot_ = new QCustomPlot(split);
+    plot_tabs_ = new QTabWidget(split);
+    plot_ = new QCustomPlot(plot_tabs_);
+    plot_tabs_->addTab(plot_, tr("Final q"));
     plot_->setMinimumSize(360, 220);
     plot_->xAxis->setLabel(tr("token"));
     plot_->yAxis->setLabel(tr("final probability q"));
@@ -107,7 +109,7 @@ PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
     logprobs_->setWordWrap(true);
     tabs_->addTab(table_, tr("Tokens"));
     tabs_->addTab(logprobs_, tr("Logprobs by engine"));
-    split->addWidget(plot_);
+    split->addWidget(plot_tabs_);
     split->addWidget(tabs_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
@@ -122,8 +124,10 @@ PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
 }
 
 void PipelineCompareView::setInput(std::vector<double> logits, std::vector<std::string> labels, SamplingParams params,
-                                   std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids) {
+                                   std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids,
+                                   std::optional<double> mirostat_mu) {
     logits_ = std::move(logits);
+    mirostat_mu_ = mirostat_mu;
     labels_ = std::move(labels);
     params_ = params;
     // One seed for both sides and for every recomputation, so an edit changes
@@ -178,12 +182,13 @@ void PipelineCompareView::recompute() {
         notes_->setVisible(false);
         logprobs_->setRowCount(0);
         plot_->replot();
+        emit diffChanged();
         return;
     }
     try {
         ui::clearUpperVectorState();  // the GUI thread's painting may have left it dirty: exp would crawl
         diff_ = diff_pipelines(editor_a_->pipeline(), editor_b_->pipeline(),
-                               PipelineInput{logits_, params_, prompt_ids_, output_ids_});
+                               PipelineInput{logits_, params_, prompt_ids_, output_ids_, std::nullopt, mirostat_mu_});
     } catch (const InputError& error) {
         strip_a_->clear();
         strip_b_->clear();
@@ -194,6 +199,7 @@ void PipelineCompareView::recompute() {
         verdict_->setText(QStringLiteral("<span style='color:#b00020'>%1</span>")
                               .arg(QString::fromStdString(error.what()).toHtmlEscaped()));
         plot_->replot();
+        emit diffChanged();
         return;
     }
     const auto& d = *diff_;
@@ -205,6 +211,16 @@ void PipelineCompareView::recompute() {
 
     const auto kept_line = [this](const QString& name, const PipelineTrace& t) {
         QString line = QStringLiteral("<b>%1</b> keeps %2").arg(name, idList(t.trace.final_kept()));
+        if (t.mirostat) {
+            line += tr(" (mirostat %1: mu %2 -> %3 after this token)")
+                        .arg(t.mirostat->version)
+                        .arg(QString::number(t.mirostat->mu_before, 'g', 6), QString::number(t.mirostat->mu_after, 'g', 6));
+        }
+        if (t.xtc) {
+            line += tr(" (XTC coin %1 %2 p = %3)")
+                        .arg(QString::number(t.xtc->coin, 'g', 4), t.xtc->fired ? QStringLiteral("&lt;") : QStringLiteral("&ge;"),
+                             QString::number(t.xtc->probability, 'g', 4));
+        }
         if (!t.ignored_params.empty()) {
             QStringList ignored;
             for (const auto& key : t.ignored_params) ignored << QString::fromStdString(key);
@@ -273,6 +289,7 @@ void PipelineCompareView::recompute() {
     plot_->yAxis->setRange(0, 1.05 * std::max(*std::max_element(qa.begin(), qa.end()),
                                               *std::max_element(qb.begin(), qb.end())));
     plot_->replot();
+    emit diffChanged();
 }
 
 void PipelineCompareView::showEngineDetails(const PipelineDiff& d) {

@@ -31,8 +31,10 @@ class PipelineCompareView : public QWidget {
 public:
     explicit PipelineCompareView(QWidget* parent = nullptr);
 
+    // `mirostat_mu`: mirostat's state before this step (the session's after a Step), 2 tau when absent.
     void setInput(std::vector<double> logits, std::vector<std::string> labels, SamplingParams params,
-                  std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids);
+                  std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids,
+                  std::optional<double> mirostat_mu = std::nullopt);
     void setPipelines(const Pipeline& a, const Pipeline& b);
     // Opens an example: its row, parameters and the two pipelines that disagree on it.
     void showExample(const PipelineExample& example);
@@ -53,10 +55,15 @@ public:
     QLabel* verdict() const { return verdict_; }
     QLabel* keptSummary() const { return kept_; }
     QCustomPlot* plot() const { return plot_; }
+    // The left-hand tabs: the final q plot first; the window adds the stage plots of each side.
+    QTabWidget* plotTabs() const { return plot_tabs_; }
+    const std::vector<std::string>& labels() const { return labels_; }
 
 signals:
     // The user loaded a stack's own defaults: the parameters changed here.
     void paramsChanged(const samplescope::SamplingParams& params);
+    // After every recomputation: diff() holds the new runs, or none.
+    void diffChanged();
 
 private:
     void recompute();
@@ -70,6 +77,7 @@ private:
     SamplingParams params_;
     std::vector<std::int64_t> prompt_ids_;
     std::vector<std::int64_t> output_ids_;
+    std::optional<double> mirostat_mu_;
     std::optional<PipelineDiff> diff_;
 
     PipelineEditor* editor_a_ = nullptr;
@@ -80,6 +88,7 @@ private:
     QLabel* verdict_ = nullptr;
     QTableWidget* table_ = nullptr;
     QTabWidget* tabs_ = nullptr;
+    QTabWidget* plot_tabs_ = nullptr;
     QTableWidget* logprobs_ = nullptr;
     QLabel* notes_ = nullptr;
     QCustomPlot* plot_ = nullptr;

@@ -96,6 +96,7 @@ void Session::setMatrix(LogitsMatrix matrix, const QString& source) {
     if (carries_history) {
         // The file's ids are the request's history: a fresh request on the same seed.
         request_ = Request(request_.params(), matrix_->prompt_ids, matrix_->output_ids);
+        mirostat_mu_.reset();
         emit historyChanged();
     } else {
         keepHistoryInRange();
@@ -169,6 +170,7 @@ void Session::setParams(const SamplingParams& params) {
     validate(wanted);
     if (wanted.seed != request_.params().seed) {
         request_ = Request(wanted, request_.prompt_ids(), request_.output_ids());
+        mirostat_mu_.reset();
         emit historyChanged();
     } else {
         request_.set_params(wanted);
@@ -193,6 +195,7 @@ void Session::loadExample(const Example& example) {
     matrix_row_ = 0;
     source_ = QString::fromStdString(example.name);
     request_ = Request(params, example.prompt_ids, example.output_ids);
+    mirostat_mu_.reset();
     emit logitsChanged();
     emit paramsChanged();
     emit historyChanged();
@@ -223,6 +226,7 @@ void Session::skipDraws(std::uint64_t n) {
 
 void Session::resetRequest() {
     request_.reset();
+    mirostat_mu_.reset();
     emit historyChanged();
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,18 @@ public:
     void skipDraws(std::uint64_t n);
     // Samples the next token for real: appends it and advances the stream.
     SampleTrace step();
-    // Back to the seed's first draw and the history the request started with.
+    // Back to the seed's first draw and the history the request started with,
+    // and mirostat's mu back to 2 tau.
     void resetRequest();
+
+    // Mirostat's state for the pipeline views (the contract's pipeline never
+    // runs mirostat): the mu the last Step left on a pipeline that ran it, or
+    // nothing for a fresh request (2 tau, Request::mirostat_mu's rule).
+    // Cleared with the request: reset, a new seed, an example, a file's history.
+    const std::optional<double>& mirostatMu() const { return mirostat_mu_; }
+    void setMirostatMu(std::optional<double> mu) { mirostat_mu_ = mu; }
+    // The mu a pipeline step starts from now.
+    double mirostatMuNow() const { return mirostat_mu_.value_or(2.0 * request_.params().mirostat_tau); }
 
     const std::shared_ptr<const std::vector<double>>& logits() const { return logits_; }
     const std::shared_ptr<const TokenLabels>& labels() const { return labels_; }
@@ -82,6 +93,7 @@ private:
     std::size_t matrix_row_ = 0;
     QString source_;
     Request request_;
+    std::optional<double> mirostat_mu_;
 };
 
 }  // namespace samplescope::ui

@@ -26,6 +26,29 @@ QString compactCount(std::size_t n) {
     return QString::number(static_cast<double>(n) / 1e6, 'f', 2) + QLatin1Char('M');
 }
 
+// The pipeline's report note for `stage` ("skipped: with mirostat ..."), where the view has one.
+QString stepNote(const TraceView& view, Stage stage) {
+    if (!view.pipeline) return QString();
+    const auto& stages = view.pipeline->trace.stages;
+    for (std::size_t i = 0; i < stages.size() && i < view.pipeline->reports.size(); ++i) {
+        if (stages[i].stage == stage) return QString::fromStdString(view.pipeline->reports[i].note);
+    }
+    return QString();
+}
+
+// The first few (label q) pairs of a distribution by q desc, for a note.
+QString topOf(const IdList& ids, const Values& probs, const TokenLabels& labels, std::size_t count) {
+    std::vector<std::size_t> order(ids.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&probs](std::size_t a, std::size_t b) { return probs[a] > probs[b]; });
+    QStringList parts;
+    for (std::size_t i = 0; i < order.size() && i < count; ++i) {
+        parts << QStringLiteral("%1 %2").arg(QString::fromStdString(labels.label(ids[order[i]])), num(probs[order[i]], 3));
+    }
+    if (order.size() > count) parts << QStringLiteral("...");
+    return parts.join(QStringLiteral(", "));
+}
+
 }  // namespace
 
 // Breaks text into lines of at most `width` characters at spaces.
@@ -76,6 +99,18 @@ QString inactiveReason(const SampleTrace& trace, Stage stage) {
             return QStringLiteral("Off: typical_p = %1 (off at 1).\nEvery candidate passes.").arg(exact(p.typical_p));
         case Stage::LogitBias:
             return QStringLiteral("Off: no logit bias given.\nThe distribution passes through unchanged.");
+        case Stage::Dry:
+            return QStringLiteral("Off: dry_multiplier = %1, dry_penalty_last_n = %2 (off at multiplier 0 or last "
+                                  "N 0).\nThe distribution passes through unchanged.")
+                .arg(exact(p.dry_multiplier))
+                .arg(p.dry_penalty_last_n);
+        case Stage::Xtc:
+            return QStringLiteral("Off: xtc_probability = %1, xtc_threshold = %2 (off at p = 0 or threshold > "
+                                  "0.5).\nNo coin is tossed; every candidate passes.")
+                .arg(exact(p.xtc_probability), exact(p.xtc_threshold));
+        case Stage::Mirostat:
+            return QStringLiteral("Off: mirostat = %1 (off at 0; 1 or 2 picks the version).\nEvery candidate passes.")
+                .arg(p.mirostat);
         default: return QStringLiteral("Off.");
     }
 }
@@ -195,7 +230,9 @@ void StagePlot::drawInactive(const TraceView& view) {
     text->setFont(big);
     text->setColor(QColor(0x55, 0x55, 0x55));
     QStringList lines;
-    for (const QString& line : inactiveReason(*view.trace, stage_).split(QLatin1Char('\n'))) lines << wrapWords(line, 34);
+    QString reason = inactiveReason(*view.trace, stage_);
+    if (const QString note = stepNote(view, stage_); !note.isEmpty()) reason += QStringLiteral("\nThis run: ") + note + QLatin1Char('.');
+    for (const QString& line : reason.split(QLatin1Char('\n'))) lines << wrapWords(line, 34);
     text->setText(lines.join(QLatin1Char('\n')));
     text->setClipToAxisRect(false);
     legend->setVisible(false);
@@ -219,6 +256,13 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         }
         if (stage.active && stage_ == Stage::TopK) next.thresholds.push_back(static_cast<double>(trace.params.top_k));
         if (stage.active && stage_ == Stage::MinP) next.thresholds.push_back(trace.params.min_p);
+        // The extra stages' numbers, and the pipeline's (mu after, XTC's branches): a new run redraws.
+        for (const auto& value : {stage.temperature_used, stage.entropy, stage.xtc_coin, stage.mirostat_mu,
+                                  stage.mirostat_k}) {
+            next.thresholds.push_back(value.value_or(-1.0));
+        }
+        if (stage.dry_penalties) next.thresholds.insert(next.thresholds.end(), stage.dry_penalties->begin(), stage.dry_penalties->end());
+        next.pipeline = view_ptr->pipeline.get();
         if (drawn_ && *drawn_ == next) return;
         drawn_ = std::move(next);
     } else {
@@ -252,19 +296,28 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
 
     if (!stage_data.active) {
         title_->setText(number + QStringLiteral(". ") + title + QStringLiteral(": off"));
+        setToolTip(formulaTip(trace.params));
         drawInactive(view);
         replot();
         return;
     }
     for (QCPAxis* axis : {xAxis, yAxis}) axis->setVisible(true);
     yAxis2->setVisible(false);
-    title_->setText(number + QStringLiteral(". ") + title);
+    QString suffix;
+    if (stage_ == Stage::Temperature && now.temperature_used) suffix = QStringLiteral(" (dynamic)");
+    if (stage_ == Stage::Xtc && now.xtc_fired) {
+        suffix = *now.xtc_fired ? QStringLiteral(": coin fired") : QStringLiteral(": coin did not fire");
+    }
+    if (stage_ == Stage::Mirostat) suffix = QStringLiteral(" v%1").arg(trace.params.mirostat);
+    title_->setText(number + QStringLiteral(". ") + title + suffix);
+    setToolTip(formulaTip(trace.params));
     addNote(QStringLiteral("kept %1 of %2").arg(countText(now.kept_count()), countText(stage_data.candidates)));
 
     // Bars by role; each QCPBars has one look, so a role is one series.
+    // XTC's and mirostat's thresholds are on the q they received: those q are drawn too.
     const bool changes_logits = stage_ == Stage::LogitBias || stage_ == Stage::RepetitionPenalty ||
-                                stage_ == Stage::PresenceFrequency ||
-                                stage_ == Stage::Temperature;
+                                stage_ == Stage::PresenceFrequency || stage_ == Stage::Dry ||
+                                stage_ == Stage::Temperature || stage_ == Stage::Xtc || stage_ == Stage::Mirostat;
     QVector<double> kept_keys, kept_values, dropped_keys, dropped_values, before_keys, before_values;
     QVector<double> chosen_keys, chosen_values;
     double top_value = 0.0;
@@ -291,7 +344,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
             kept_values << token.prob_after;
             note_value(token.prob_after);
         }
-        if (changes_logits && token.prob_before != token.prob_after) {
+        if (changes_logits && token.kept && token.prob_before != token.prob_after) {
             before_keys << key;
             before_values << token.prob_before;
             note_value(token.prob_before);
@@ -426,30 +479,34 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     replot();
 }
 
+QCPItemStraightLine* StagePlot::thresholdLine(double y, QCPAxis* value_axis, const QString& text) {
+    QFont label_font = font();
+    label_font.setPointSizeF(8);
+    auto* line = new QCPItemStraightLine(this);
+    line->setObjectName(QStringLiteral("threshold"));
+    line->setPen(palette::thresholdPen());
+    line->point1->setAxes(xAxis, value_axis);
+    line->point2->setAxes(xAxis, value_axis);
+    line->point1->setCoords(0.0, y);
+    line->point2->setCoords(1.0, y);
+    auto* label = new QCPItemText(this);
+    label->setObjectName(QStringLiteral("threshold_label"));
+    label->position->setAxes(xAxis, value_axis);
+    label->position->setType(QCPItemPosition::ptPlotCoords);
+    label->position->setCoords(xAxis->range().upper - 0.1, y);
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    label->setText(text);
+    label->setFont(label_font);
+    label->setColor(palette::kOrange.darker(160));
+    label->setBrush(QBrush(QColor(255, 255, 255, 200)));
+    return line;
+}
+
 void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_data) {
     const StageTrace& now = view.trace->stage(stage_);
     const double shown = static_cast<double>(stage_data.top.size());
-    QFont label_font = font();
-    label_font.setPointSizeF(8);
-    const auto horizontal_line = [&](double y, QCPAxis* value_axis, const QString& text) {
-        auto* line = new QCPItemStraightLine(this);
-        line->setObjectName(QStringLiteral("threshold"));
-        line->setPen(palette::thresholdPen());
-        line->point1->setAxes(xAxis, value_axis);
-        line->point2->setAxes(xAxis, value_axis);
-        line->point1->setCoords(0.0, y);
-        line->point2->setCoords(1.0, y);
-        auto* label = new QCPItemText(this);
-        label->setObjectName(QStringLiteral("threshold_label"));
-        label->position->setAxes(xAxis, value_axis);
-        label->position->setType(QCPItemPosition::ptPlotCoords);
-        label->position->setCoords(xAxis->range().upper - 0.1, y);
-        label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-        label->setText(text);
-        label->setFont(label_font);
-        label->setColor(palette::kOrange.darker(160));
-        label->setBrush(QBrush(QColor(255, 255, 255, 200)));
-        return line;
+    const auto horizontal_line = [this](double y, QCPAxis* value_axis, const QString& text) {
+        return thresholdLine(y, value_axis, text);
     };
 
     // The ranked logits as diamonds on the right-hand logit axis, its range
@@ -542,11 +599,223 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         addNote(QStringLiteral("floor = %1 - %2 x %3 = %4 (mean %5)")
                     .arg(num(*now.max_logit, 6), num(view.trace->params.top_n_sigma, 6), num(*now.logit_sigma, 6),
                          num(*now.logit_floor, 6), num(*now.logit_mean, 6)));
+    } else if (stage_ == Stage::Dry) {
+        drawDry(view, stage_data);
+    } else if (stage_ == Stage::Xtc) {
+        drawXtc(view, stage_data);
+    } else if (stage_ == Stage::Mirostat) {
+        drawMirostat(view, stage_data);
+    } else if (stage_ == Stage::Temperature && now.temperature_used) {
+        drawDynamicTemperature(view, stage_data);
     } else if (stage_ == Stage::LogitBias && now.active) {
         // No threshold: the bars before and after show each biased logit's effect.
         addNote(QStringLiteral("l + bias for %1 (-inf bans)")
                     .arg(QString::fromStdString(format_logit_bias(view.trace->params.logit_bias))));
     }
+}
+
+QString StagePlot::formulaTip(const SamplingParams& p) const {
+    const auto& info = stage_info(stage_);
+    QString tip = QStringLiteral("<b>%1</b><br>%2")
+                      .arg(QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size())),
+                           QString::fromUtf8(info.summary.data(), static_cast<int>(info.summary.size())).toHtmlEscaped());
+    QString formula;
+    switch (stage_) {
+        case Stage::Dry:
+            formula = QStringLiteral("penalty(id) = multiplier x base^(L - allowed) = %1 x %2^(L - %3), L the longest "
+                                     "repeat of the history's suffix that id would extend (L >= %3), cut at the latest "
+                                     "sequence breaker; last N = %4 (-1 the whole history).")
+                          .arg(exact(p.dry_multiplier), exact(p.dry_base))
+                          .arg(p.dry_allowed_length)
+                          .arg(p.dry_penalty_last_n);
+            break;
+        case Stage::Xtc:
+            formula = QStringLiteral("A coin u in [0, 1) (its own stream); u < p = %1: of the ids with q >= t = %2 "
+                                     "(two or more), all but the least likely are removed, keeping at least min_keep "
+                                     "= %3. The exact final distribution is (1 - p) q_without + p q_with.")
+                          .arg(exact(p.xtc_probability), exact(p.xtc_threshold))
+                          .arg(p.min_keep);
+            break;
+        case Stage::Mirostat:
+            formula = QStringLiteral("v2: keep the ranked ids with surprise -log2 q <= mu, i.e. q >= 2^-mu. v1: s_hat "
+                                     "from the top 100 ranks (Zipf), k = ((s_hat - 1) 2^mu / (1 - V^(1 - s_hat)))^(1 / "
+                                     "s_hat). After the draw mu -= eta (surprise - tau), tau = %1, eta = %2; mu "
+                                     "starts at 2 tau.")
+                          .arg(exact(p.mirostat_tau), exact(p.mirostat_eta));
+            break;
+        case Stage::Temperature:
+            formula = p.dynatemp_range > 0.0
+                          ? QStringLiteral("Dynamic: T' = lo + (hi - lo) x (H / log n)^e, lo = max(0, T - range), hi = "
+                                           "T + range; T = %1, range = %2, e = %3; H the entropy of q over the n "
+                                           "candidates (nats). Each logit is then divided by T'.")
+                                .arg(exact(p.temperature), exact(p.dynatemp_range), exact(p.dynatemp_exponent))
+                          : QStringLiteral("l / T, T = %1.").arg(exact(p.temperature));
+            break;
+        default: break;
+    }
+    if (!formula.isEmpty()) tip += QStringLiteral("<br>") + formula.toHtmlEscaped();
+    return tip;
+}
+
+void StagePlot::drawDry(const TraceView& view, const StagePlotData& stage_data) {
+    const StageTrace& now = view.trace->stage(stage_);
+    const SamplingParams& p = view.trace->params;
+    const std::size_t penalised = now.dry_ids ? now.dry_ids->size() : 0;
+    if (penalised == 0 || !now.dry_lengths || !now.dry_penalties) {
+        addNote(QStringLiteral("no repeat of length >= %1 in the window: nothing penalised").arg(p.dry_allowed_length));
+        return;
+    }
+    // Each penalised id's penalty as a marker on the right-hand axis, its length over its bar.
+    QVector<double> keys, penalties;
+    double top_penalty = 0.0;
+    QFont small = font();
+    small.setPointSizeF(7.5);
+    std::size_t beyond = 0;
+    QStringList listed;
+    for (std::size_t j = 0; j < penalised; ++j) {
+        const std::int32_t id = (*now.dry_ids)[j];
+        const std::int64_t length = (*now.dry_lengths)[j];
+        const double penalty = (*now.dry_penalties)[j];
+        top_penalty = std::max(top_penalty, penalty);
+        if (listed.size() < 4) {
+            listed << QStringLiteral("%1 L=%2 -%3").arg(QString::fromStdString(view.labels->label(id))).arg(length).arg(num(penalty, 4));
+        }
+        const auto at = std::find_if(stage_data.top.begin(), stage_data.top.end(),
+                                     [id](const RankedToken& t) { return t.id == id; });
+        if (at == stage_data.top.end()) {
+            ++beyond;
+            continue;
+        }
+        const double key = static_cast<double>(at - stage_data.top.begin() + 1);
+        keys << key;
+        penalties << penalty;
+        // The length rides on its penalty's marker (right-hand axis).
+        auto* text = new QCPItemText(this);
+        text->setObjectName(QStringLiteral("dry_length"));
+        text->position->setAxes(xAxis, yAxis2);
+        text->position->setCoords(key, penalty);
+        text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        text->setPadding(QMargins(0, 0, 0, 5));
+        text->setBrush(QBrush(QColor(255, 255, 255, 210)));
+        text->setText(QStringLiteral("L=%1").arg(length));
+        text->setFont(small);
+        text->setColor(palette::kBlack);
+    }
+    yAxis2->setVisible(true);
+    yAxis2->setScaleType(QCPAxis::stLinear);
+    yAxis2->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    yAxis2->setLabel(QStringLiteral("DRY penalty (logit, triangles)"));
+    yAxis2->setRange(0.0, std::max(top_penalty, 1e-9) * 1.6);
+    auto* marks = addGraph(xAxis, yAxis2);
+    marks->setObjectName(QStringLiteral("dry_penalty"));
+    marks->setName(QStringLiteral("penalty"));
+    marks->setLineStyle(QCPGraph::lsImpulse);
+    marks->setPen(QPen(palette::kBlack, 1.0, Qt::DashLine));
+    marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, palette::kBlack, palette::kBlack, 7));
+    marks->setData(keys, penalties, true);
+    addNote(QStringLiteral("penalty = %1 x %2^(L - %3); %4 id%5 penalised: %6")
+                .arg(exact(p.dry_multiplier), exact(p.dry_base))
+                .arg(p.dry_allowed_length)
+                .arg(penalised)
+                .arg(penalised == 1 ? QString() : QStringLiteral("s"))
+                .arg(listed.join(QStringLiteral(", ")) + (penalised > 4 ? QStringLiteral(", ...") : QString())));
+    if (beyond > 0) addNote(QStringLiteral("%1 of them beyond the %2 shown").arg(beyond).arg(stage_data.top.size()));
+    if (now.dry_repeat_limit && !p.dry_sequence_breakers.empty()) {
+        addNote(QStringLiteral("repeats start after the latest sequence breaker: L <= %1").arg(*now.dry_repeat_limit));
+    }
+}
+
+void StagePlot::drawXtc(const TraceView& view, const StagePlotData& stage_data) {
+    const StageTrace& now = view.trace->stage(stage_);
+    const SamplingParams& p = view.trace->params;
+    thresholdLine(p.xtc_threshold, yAxis, QStringLiteral("threshold t = %1 (on q before)").arg(num(p.xtc_threshold, 4)));
+    if (p.xtc_threshold > yAxis->range().upper) yAxis->setRangeUpper(p.xtc_threshold * 1.2);
+    const std::size_t removed = now.xtc_removed ? now.xtc_removed->size() : 0;
+    QVector<double> keys, heights;
+    for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
+        const RankedToken& token = stage_data.top[i];
+        if (now.xtc_removed && std::binary_search(now.xtc_removed->begin(), now.xtc_removed->end(), token.id)) {
+            keys << static_cast<double>(i + 1);
+            heights << token.prob_before;
+        }
+    }
+    if (!keys.isEmpty()) {
+        auto* marks = addGraph(xAxis, yAxis);
+        marks->setObjectName(QStringLiteral("xtc_removed"));
+        marks->setName(QStringLiteral("removed when it fires"));
+        marks->setLineStyle(QCPGraph::lsNone);
+        marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(palette::kBlack, 2.0), Qt::NoBrush, 10));
+        marks->setData(keys, heights, true);
+    }
+    if (now.xtc_coin && now.xtc_fired) {
+        addNote(QStringLiteral("coin u = %1 %2 p = %3: %4")
+                    .arg(num(*now.xtc_coin, 4), *now.xtc_fired ? QStringLiteral("<") : QStringLiteral(">="),
+                         num(p.xtc_probability, 4),
+                         *now.xtc_fired ? QStringLiteral("fired, %1 removed").arg(removed)
+                                        : QStringLiteral("did not fire, nothing removed")));
+    }
+    if (removed == 0) {
+        addNote(QStringLiteral("fewer than two ids reach q >= t: the coin cannot change anything"));
+    } else if (!*now.xtc_fired) {
+        addNote(QStringLiteral("had it fired (u < p): %1 marked x removed").arg(removed));
+    }
+    if (view.pipeline && view.pipeline->xtc) {
+        const XtcMixture& m = *view.pipeline->xtc;
+        addNote(QStringLiteral("final q without the cut: %1").arg(topOf(m.kept_without, m.probs_without, *view.labels, 3)));
+        addNote(QStringLiteral("with the cut: %1").arg(topOf(m.kept_with, m.probs_with, *view.labels, 3)));
+        addNote(QStringLiteral("exact: (1 - %1) q_without + %1 q_with").arg(num(m.probability, 4)));
+    }
+}
+
+void StagePlot::drawMirostat(const TraceView& view, const StagePlotData& stage_data) {
+    const StageTrace& now = view.trace->stage(stage_);
+    const SamplingParams& p = view.trace->params;
+    if (!now.mirostat_mu) return;
+    const double mu = *now.mirostat_mu;
+    if (p.mirostat == 2) {
+        const double floor = std::exp2(-mu);
+        thresholdLine(floor, yAxis, QStringLiteral("q = 2^-mu = %1").arg(num(floor, 4)));
+        if (floor > yAxis->range().upper) yAxis->setRangeUpper(floor * 1.2);
+        if (yAxis->scaleType() == QCPAxis::stLogarithmic && floor < yAxis->range().lower) yAxis->setRangeLower(floor * 0.5);
+        addNote(QStringLiteral("mu = %1 bits: keep -log2 q <= mu, q >= 2^-mu = %2").arg(num(mu, 6), num(floor, 4)));
+    } else {
+        // llama.cpp keeps the top max(1, int(k)).
+        const double k = now.mirostat_k.value_or(0.0);
+        const double kept = std::max(1.0, std::floor(k));
+        if (kept + 0.5 < static_cast<double>(stage_data.top.size())) {
+            auto* cut = new QCPItemStraightLine(this);
+            cut->setObjectName(QStringLiteral("cut"));
+            cut->setPen(QPen(palette::kOrange.darker(115), 1.5, Qt::DotLine));
+            cut->point1->setCoords(kept + 0.5, 0.0);
+            cut->point2->setCoords(kept + 0.5, 1.0);
+        } else {
+            addNote(QStringLiteral("the cut after rank %1 is beyond the %2 shown").arg(kept).arg(stage_data.top.size()));
+        }
+        addNote(QStringLiteral("mu = %1 bits, s_hat = %2: k = %3, keeps the top max(1, floor k) = %4")
+                    .arg(num(mu, 6), num(now.mirostat_s_hat.value_or(0.0), 5), num(k, 5))
+                    .arg(kept));
+    }
+    if (view.pipeline && view.pipeline->mirostat) {
+        const MirostatStep& m = *view.pipeline->mirostat;
+        addNote(QStringLiteral("drawn: surprise %1 bits; mu after = %2 - %3 x (%1 - %4) = %5")
+                    .arg(num(m.surprise, 4), num(m.mu_before, 5), num(p.mirostat_eta, 3), num(p.mirostat_tau, 4),
+                         num(m.mu_after, 5)));
+    }
+}
+
+void StagePlot::drawDynamicTemperature(const TraceView& view, const StagePlotData& stage_data) {
+    const StageTrace& now = view.trace->stage(stage_);
+    const SamplingParams& p = view.trace->params;
+    const double lo = std::max(0.0, p.temperature - p.dynatemp_range);
+    const double hi = p.temperature + p.dynatemp_range;
+    const double h = now.entropy.value_or(0.0);
+    const double log_n = now.max_entropy.value_or(0.0);
+    addNote(QStringLiteral("H = %1 of log n = %2 nats (n = %3): H / log n = %4")
+                .arg(num(h, 4), num(log_n, 4), countText(stage_data.candidates),
+                     num(log_n > 0.0 ? h / log_n : 0.0, 4)));
+    addNote(QStringLiteral("T' = %1 + (%2 - %1) x %3^%4 = %5, in [max(0, T - range), T + range] = [%1, %2]")
+                .arg(num(lo, 4), num(hi, 4), num(log_n > 0.0 ? h / log_n : 0.0, 4), num(p.dynatemp_exponent, 3),
+                     num(*now.temperature_used, 5)));
 }
 
 void StagePlot::onPlottableClick(QCPAbstractPlottable* plottable, int index, QMouseEvent*) {

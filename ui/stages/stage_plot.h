@@ -2,7 +2,9 @@
 // in rank order, kept ones at their probability after the stage, dropped ones
 // greyed and hatched at the probability they had coming in, one aggregate bar
 // per kind for everything beyond N, and the stage's own threshold drawn
-// (k-th logit, cumulative curve with p and the crossing token, min-p floor).
+// (k-th logit, cumulative curve with p and the crossing token, min-p floor;
+// llama.cpp's DRY penalties with their repeat lengths, XTC's threshold, coin
+// and removed set, mirostat's mu, dynamic temperature's entropy and range).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,13 @@ signals:
 private:
     void drawInactive(const TraceView& view);
     void drawThreshold(const TraceView& view, const StagePlotData& stage_data);
+    QCPItemStraightLine* thresholdLine(double y, QCPAxis* value_axis, const QString& text);
+    void drawDry(const TraceView& view, const StagePlotData& stage_data);
+    void drawXtc(const TraceView& view, const StagePlotData& stage_data);
+    void drawMirostat(const TraceView& view, const StagePlotData& stage_data);
+    void drawDynamicTemperature(const TraceView& view, const StagePlotData& stage_data);
+    // The stage's formula with these parameters, for the plot's tooltip.
+    QString formulaTip(const SamplingParams& params) const;
     void addNote(const QString& text);
     QCPBars* addBars(const QString& name, const QString& legend, const QBrush& brush, const QPen& pen);
     void onPlottableClick(QCPAbstractPlottable* plottable, int index, QMouseEvent* event);
@@ -52,6 +61,7 @@ private:
         const void* labels = nullptr;
         QString inactive_reason;
         std::vector<double> thresholds;
+        const void* pipeline = nullptr;
         bool operator==(const Drawn&) const = default;
     };
     std::optional<Drawn> drawn_;

@@ -16,10 +16,12 @@
 #include <QMimeData>
 #include <QScrollArea>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "engine/io/token_display.h"
 #include "engine/base/input_error.h"
 #include "engine/io/logits_loader.h"
 #include "ui/common/examples.h"
@@ -100,6 +102,17 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
             parameters_->showEngineError(QString::fromStdString(error.field()), QString::fromUtf8(error.what()));
         }
     });
+    // DRY's string breakers are matched against each token's text: the vocabulary's, else the row's own labels.
+    parameters_->setTokenTexts([this] {
+        std::vector<std::string> texts;
+        if (const auto& vocabulary = session_.vocabulary()) {
+            texts.resize(std::min(vocabulary->size(), session_.vocabSize()));
+            for (std::size_t id = 0; id < texts.size(); ++id) texts[id] = token_bytes(vocabulary->pieces[id], vocabulary->encoding);
+        } else {
+            texts = session_.labels()->raw();
+        }
+        return texts;
+    });
     connect(history_, &HistoryPanel::historyEdited, this,
             [this](const std::vector<std::int64_t>& prompt, const std::vector<std::int64_t>& output) {
                 try {
@@ -164,18 +177,29 @@ MainWindow::~MainWindow() = default;
 
 int MainWindow::addView(QWidget* view, const QString& title) { return views_->addTab(view, title); }
 
-int MainWindow::addInputView(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed) {
-    // In a scroll area, so a wide view never widens the window (a tab widget
-    // is as wide as its widest page).
+// In a scroll area, so a wide view never widens the window (a tab widget is
+// as wide as its widest page).
+QScrollArea* MainWindow::scrolledPage(QWidget* view) {
     auto* page = new QScrollArea(this);
     page->setWidget(view);
     page->setWidgetResizable(true);
     page->setFrameShape(QFrame::NoFrame);
+    return page;
+}
+
+int MainWindow::addInputView(QWidget* view, const QString& title, std::function<void(const WindowInput&)> feed) {
+    QScrollArea* page = scrolledPage(view);
     input_views_.push_back(InputView{page, std::move(feed), 0});
     return addView(page, title);
 }
 
 void MainWindow::showView(QWidget* view) {
+    // A page of a tab widget inside a view (Compare pipelines' stage plots) comes to the front of its own tabs too.
+    for (QWidget* page = view; page && page != this; page = page->parentWidget()) {
+        auto* stack = qobject_cast<QStackedWidget*>(page->parentWidget());
+        auto* tabs = stack ? qobject_cast<QTabWidget*>(stack->parentWidget()) : nullptr;
+        if (tabs && tabs != views_) tabs->setCurrentWidget(page);
+    }
     for (int i = 0; i < views_->count(); ++i) {
         if (views_->widget(i) == view || views_->widget(i)->isAncestorOf(view)) {
             views_->setCurrentIndex(i);
@@ -191,7 +215,20 @@ void MainWindow::addInputViews() {
     compare_pipelines_ = new PipelineCompareView(this);
     compare_pipelines_->setObjectName(QStringLiteral("compare_pipelines"));
     addInputView(compare_pipelines_, QStringLiteral("Compare pipelines"), [this](const WindowInput& input) {
-        compare_pipelines_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids);
+        compare_pipelines_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids,
+                                     input.mirostat_mu);
+    });
+    // Each side's stages as stage plots, beside the final q: where llama.cpp's extra stages are drawn.
+    stage_plots_a_ = new PipelineStagePlots(compare_pipelines_);
+    stage_plots_b_ = new PipelineStagePlots(compare_pipelines_);
+    compare_pipelines_->plotTabs()->addTab(stage_plots_a_, QStringLiteral("Stages of A"));
+    compare_pipelines_->plotTabs()->addTab(stage_plots_b_, QStringLiteral("Stages of B"));
+    connect(compare_pipelines_, &PipelineCompareView::diffChanged, this, [this] {
+        const auto& diff = compare_pipelines_->diff();
+        auto labels = std::make_shared<const TokenLabels>(std::vector<std::string>{}, compare_pipelines_->labels());
+        const QString none = QStringLiteral("No run: the input is missing or refused.");
+        stage_plots_a_->setTrace(diff ? std::make_shared<const PipelineTrace>(diff->a) : nullptr, labels, none);
+        stage_plots_b_->setTrace(diff ? std::make_shared<const PipelineTrace>(diff->b) : nullptr, labels, none);
     });
     // "Load this engine's defaults" there is a user's choice: it becomes the window's parameters.
     connect(compare_pipelines_, &PipelineCompareView::paramsChanged, this, [this](const SamplingParams& params) {
@@ -212,7 +249,7 @@ void MainWindow::addInputViews() {
     // double-clicked row opens here, in the stage view, with its stream position.
     batch_compare_ = new CompareView(this);
     batch_compare_->setObjectName(QStringLiteral("batch_compare"));
-    addView(batch_compare_, QStringLiteral("CPU vs batch engine"));
+    addView(scrolledPage(batch_compare_), QStringLiteral("CPU vs batch engine"));
     connect(batch_compare_, &CompareView::openRowRequested, this,
             [this](std::vector<double> logits, SamplingParams params, std::vector<std::int64_t> prompt,
                    std::vector<std::int64_t> output, std::uint64_t skip_draws) {
@@ -227,13 +264,13 @@ void MainWindow::addInputViews() {
     auto* verify = new VerifyView(this);
     verify_ = verify;
     verify->setObjectName(QStringLiteral("verify_sampler"));
-    addView(verify, QStringLiteral("Verify a sampler"));
+    addView(scrolledPage(verify), QStringLiteral("Verify a sampler"));
 }
 
 WindowInput MainWindow::currentInput() const {
     const Request& request = session_.request();
     return WindowInput{*session_.logits(), session_.labels()->display(), session_.params(), request.prompt_ids(),
-                       request.output_ids()};
+                       request.output_ids(), session_.mirostatMu()};
 }
 
 void MainWindow::inputChanged() {
@@ -296,6 +333,16 @@ void MainWindow::buildMenus() {
         QAction* action = engines->addAction(QString::fromStdString(example.title), this,
                                              [this, &example] { loadPipelineExample(example); });
         action->setStatusTip(QString::fromStdString(example.description));
+        action->setData(QString::fromStdString(example.key));
+    }
+    QMenu* samplers = examples->addMenu(QStringLiteral("llama.cpp samplers"));
+    samplers->setObjectName(QStringLiteral("samplers_menu"));
+    samplers->setToolTipsVisible(true);
+    for (const SamplerExample& example : samplerExamples()) {
+        QAction* action = samplers->addAction(QString::fromStdString(example.title), this,
+                                              [this, &example] { loadSamplerExample(example); });
+        action->setStatusTip(QString::fromStdString(example.description));
+        action->setToolTip(QString::fromStdString(example.description));
         action->setData(QString::fromStdString(example.key));
     }
 
@@ -459,6 +506,26 @@ bool MainWindow::loadPipelineExample(const PipelineExample& example) {
     return true;
 }
 
+bool MainWindow::loadSamplerExample(const SamplerExample& example) {
+    Pipeline a;
+    Pipeline b;
+    try {
+        a = samplerExamplePipeline(example.pipeline_a);
+        b = samplerExamplePipeline(example.pipeline_b);
+    } catch (const InputError& error) {
+        showError(QString::fromUtf8(error.what()));
+        return false;
+    }
+    const Example as_row{example.title,  example.description, example.logits,    example.labels,
+                         example.params, example.prompt_ids,  example.output_ids};
+    if (!loadExample(as_row)) return false;
+    compare_pipelines_->setPipelines(a, b);
+    // The side that runs the sampler, as stage plots; the tab refreshes from the window's input.
+    showView(pipelineStagePlots(example.stages_side));
+    refreshShownView();
+    return true;
+}
+
 bool MainWindow::openVocabularyFile(const QString& path) {
     try {
         setVocabulary(load_vocabulary(path.toStdString()));
@@ -498,13 +565,49 @@ void MainWindow::showLabelWarningsOrHideBanner() {
     }
 }
 
+// The mu after this input's step on Compare pipelines' side that runs mirostat
+// (A first), from a run on the window's current input; nothing when neither does.
+std::optional<MirostatStep> MainWindow::pipelineMirostatStep() {
+    const WindowInput input = currentInput();
+    compare_pipelines_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids,
+                                 input.mirostat_mu);
+    const auto& diff = compare_pipelines_->diff();
+    if (!diff) return std::nullopt;
+    return diff->a.mirostat ? diff->a.mirostat : diff->b.mirostat;
+}
+
 void MainWindow::step() {
     try {
-        const SampleTrace trace = session_.step();
-        statusBar()->showMessage(QStringLiteral("Accepted %1 (id %2); draws consumed %3.")
-                                     .arg(QString::fromStdString(session_.labels()->label(trace.token)))
-                                     .arg(trace.token)
-                                     .arg(trace.draws_consumed));
+        // Mirostat's mu moves with each step of the pipeline that runs it (llama.cpp's
+        // accept): taken before the history grows, kept only when the step succeeds.
+        bool carried = false;
+        double mu_from = 0.0;
+        double mu_to = 0.0;
+        if (uses_mirostat(session_.params())) {
+            if (const std::optional<MirostatStep> mirostat = pipelineMirostatStep()) {
+                carried = true;
+                mu_from = mirostat->mu_before;
+                mu_to = mirostat->mu_after;
+            }
+        }
+        const std::optional<double> mu_before = session_.mirostatMu();
+        if (carried) session_.setMirostatMu(mu_to);
+        SampleTrace trace;
+        try {
+            trace = session_.step();
+        } catch (const InputError&) {
+            session_.setMirostatMu(mu_before);
+            throw;
+        }
+        QString message = QStringLiteral("Accepted %1 (id %2); draws consumed %3.")
+                              .arg(QString::fromStdString(session_.labels()->label(trace.token)))
+                              .arg(trace.token)
+                              .arg(trace.draws_consumed);
+        if (carried) {
+            message += QStringLiteral(" Mirostat mu %1 -> %2 (the pipeline's own token).")
+                           .arg(QString::number(mu_from, 'g', 6), QString::number(mu_to, 'g', 6));
+        }
+        statusBar()->showMessage(message);
     } catch (const InputError& error) {
         showError(QString::fromUtf8(error.what()));
     }
@@ -512,7 +615,11 @@ void MainWindow::step() {
 
 void MainWindow::resetRequest() {
     session_.resetRequest();
-    statusBar()->showMessage(QStringLiteral("Request reset: back to the seed's first draw."));
+    QString message = QStringLiteral("Request reset: back to the seed's first draw.");
+    if (uses_mirostat(session_.params())) {
+        message += QStringLiteral(" Mirostat mu back to 2 tau = %1.").arg(QString::number(session_.mirostatMuNow(), 'g', 6));
+    }
+    statusBar()->showMessage(message);
 }
 
 void MainWindow::saveScreenshot(const QString& path) {
@@ -607,6 +714,7 @@ void MainWindow::restoreSettings() {
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     pipeline_->topNBox()->setValue(settings.value(QStringLiteral("view/top_n"), 30).toInt());
     pipeline_->logScaleBox()->setChecked(settings.value(QStringLiteral("view/log_scale"), false).toBool());
+    parameters_->setExtrasExpanded(settings.value(QStringLiteral("view/llamacpp_samplers_open"), false).toBool());
     if (!settings.contains(QStringLiteral("params/temperature"))) return;
     SamplingParams params = session_.params();
     try {
@@ -628,6 +736,7 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("view/top_n"), pipeline_->topNBox()->value());
     settings.setValue(QStringLiteral("view/log_scale"), pipeline_->logScale());
+    settings.setValue(QStringLiteral("view/llamacpp_samplers_open"), parameters_->extrasExpanded());
     const SamplingParams& params = session_.params();
     for (const auto& info : kParams) settings.setValue(QStringLiteral("params/") + keyText(info.key), param_value(params, info.param));
     if (params.seed) settings.setValue(QStringLiteral("params/seed"), QString::number(*params.seed));

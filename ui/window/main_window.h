@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,16 +20,20 @@
 #include "ui/compare/compare_view.h"
 #include "ui/pipelines/empirical_histogram_view.h"
 #include "ui/common/error_banner.h"
+#include "ui/common/examples.h"
 #include "ui/panels/history_panel.h"
 #include "ui/panels/logits_editor.h"
 #include "ui/panels/parameter_panel.h"
 #include "ui/pipelines/pipeline_compare_view.h"
+#include "ui/stages/pipeline_stage_plots.h"
 #include "ui/stages/pipeline_view.h"
 #include "ui/panels/result_bar.h"
 #include "ui/session/sampling_worker.h"
 #include "ui/session/session.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/panels/token_table_panel.h"
+
+class QScrollArea;
 
 namespace samplescope::ui {
 
@@ -46,6 +51,7 @@ struct WindowInput {
     SamplingParams params;
     std::vector<std::int64_t> prompt_ids;
     std::vector<std::int64_t> output_ids;
+    std::optional<double> mirostat_mu;  // the session's (nothing: 2 tau)
 };
 
 // Picks one of a .safetensors file's float tensors; "" cancels.
@@ -74,6 +80,8 @@ public:
     PipelineView* pipelineView() const { return pipeline_; }
     TokenTablePanel* tokenTable() const { return tokens_; }
     PipelineCompareView* pipelineCompareView() const { return compare_pipelines_; }
+    // The stage plots of Compare pipelines' side A and B (llama.cpp's extra stages among them).
+    PipelineStagePlots* pipelineStagePlots(int side) const { return side == 0 ? stage_plots_a_ : stage_plots_b_; }
     EmpiricalHistogramView* histogramView() const { return histogram_; }
     CompareView* batchCompareView() const { return batch_compare_; }
     QWidget* verifyView() const { return verify_; }
@@ -101,6 +109,8 @@ public:
     // Loads the example's row and parameters and opens Compare pipelines on
     // the two pipelines that disagree on it.
     bool loadPipelineExample(const PipelineExample& example);
+    // Opens a llama.cpp sampler example in Compare pipelines, on the stage plots of its sampler's side.
+    bool loadSamplerExample(const SamplerExample& example);
     // Labels from a tokenizer.json, vocab.json, vocab.txt or .gguf. Another
     // size is accepted with a warning in the banner; a bad file is refused and
     // the previous labels stay.
@@ -129,6 +139,8 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    std::optional<MirostatStep> pipelineMirostatStep();
+    QScrollArea* scrolledPage(QWidget* view);
     void buildMenus();
     void addInputViews();
     void inputChanged();
@@ -161,6 +173,8 @@ private:
     ResultBar* result_;
     QTabWidget* views_;
     PipelineCompareView* compare_pipelines_ = nullptr;
+    PipelineStagePlots* stage_plots_a_ = nullptr;
+    PipelineStagePlots* stage_plots_b_ = nullptr;
     EmpiricalHistogramView* histogram_ = nullptr;
     CompareView* batch_compare_ = nullptr;
     QWidget* verify_ = nullptr;
