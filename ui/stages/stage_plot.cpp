@@ -282,10 +282,10 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         if (other.stage == stage_) break;
         position += other.contract ? 1 : 0;
     }
-    const QString number = info.contract ? QString::number(position) : QStringLiteral("+");
+    const QString number = info.contract ? QString::number(position) + QStringLiteral(". ") : QString();
     const QString title = QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size()));
     if (!view_ptr) {
-        title_->setText(number + QStringLiteral(". ") + title);
+        title_->setText(number + title);
         replot();
         return;
     }
@@ -295,7 +295,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     const StageTrace& now = trace.stage(stage_);
 
     if (!stage_data.active) {
-        title_->setText(number + QStringLiteral(". ") + title + QStringLiteral(": off"));
+        title_->setText(number + title + QStringLiteral(": off"));
         setToolTip(formulaTip(trace.params));
         drawInactive(view);
         replot();
@@ -309,7 +309,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         suffix = *now.xtc_fired ? QStringLiteral(": coin fired") : QStringLiteral(": coin did not fire");
     }
     if (stage_ == Stage::Mirostat) suffix = QStringLiteral(" v%1").arg(trace.params.mirostat);
-    title_->setText(number + QStringLiteral(". ") + title + suffix);
+    title_->setText(number + title + suffix);
     setToolTip(formulaTip(trace.params));
     addNote(QStringLiteral("kept %1 of %2").arg(countText(now.kept_count()), countText(stage_data.candidates)));
 
