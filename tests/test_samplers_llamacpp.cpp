@@ -30,53 +30,14 @@
 #include "engine/json/params_json.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "engine/pipelines/pipeline_runner.h"
+#include "tests/support/sampler_runs.h"
 #include "engine/pipelines/request.h"
 #include "engine/stats/empirical_sampling.h"
 
 using namespace samplescope;
+using namespace samplescope::testing;
 
 namespace {
-
-PipelineTrace run(const Pipeline& pipeline, const std::vector<double>& logits, SamplingParams params,
-                  const std::vector<std::int64_t>& prompt = {}, const std::vector<std::int64_t>& output = {},
-                  std::optional<double> coin = std::nullopt, std::optional<double> mu = std::nullopt) {
-    if (!params.seed) params.seed = 0;
-    PipelineInput input{logits, params, prompt, output};
-    input.xtc_coin = coin;
-    input.mirostat_mu = mu;
-    return trace_pipeline_once(pipeline, input);
-}
-
-PipelineTrace run(const std::string& stages, const std::vector<double>& logits, const SamplingParams& params,
-                  const std::vector<std::int64_t>& prompt = {}, const std::vector<std::int64_t>& output = {},
-                  std::optional<double> coin = std::nullopt, std::optional<double> mu = std::nullopt) {
-    return run(custom_pipeline(stages), logits, params, prompt, output, coin, mu);
-}
-
-// Logits whose softmax is `probs` (log q, as llama.cpp's sampler_tester).
-std::vector<double> logits_of(const std::vector<double>& probs) {
-    std::vector<double> logits;
-    for (const double p : probs) logits.push_back(std::log(p));
-    return logits;
-}
-
-// The final distribution, in ascending id order, with 0 for dropped ids.
-std::vector<double> final_q(const PipelineTrace& t) {
-    std::vector<double> q(t.trace.vocab_size, 0.0);
-    const auto& kept = t.trace.final_kept();
-    const auto& probs = t.trace.final_probs();
-    for (std::size_t i = 0; i < kept.size(); ++i) q[static_cast<std::size_t>(kept[i])] = probs[i];
-    return q;
-}
-
-void expect_q(const PipelineTrace& t, const std::vector<double>& expected, double tolerance) {
-    const auto q = final_q(t);
-    QCOMPARE(q.size(), expected.size());
-    for (std::size_t i = 0; i < q.size(); ++i) {
-        QVERIFY2(std::fabs(q[i] - expected[i]) < tolerance,
-                 qPrintable(QStringLiteral("id %1: %2, expected %3").arg(i).arg(q[i], 0, 'g', 12).arg(expected[i])));
-    }
-}
 
 // llama.cpp's expected values as left by a sampler without a softmax after
 // it: the ids with a nonzero value are the kept set, and the final q is
