@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=${SAMPLESCOPE_BUILD_DIR:-build}
-packages=(cmake make g++ pkg-config qt6-base-dev libqcustomplot-dev libeigen3-dev nlohmann-json3-dev
+packages=(cmake make ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev libeigen3-dev nlohmann-json3-dev
           libcli11-dev libbenchmark-dev libgl1-mesa-dev xvfb xauth python3-numpy python3-dev pybind11-dev)
 
 install_missing() {
@@ -26,8 +26,12 @@ install_missing() {
 }
 
 build() {
+    # A new build folder uses Ninja, which compiles across targets without
+    # waiting for each library to link; an existing one keeps its generator.
+    local generator=()
+    [ -f "$build_dir/CMakeCache.txt" ] || generator=(-G Ninja)
     # shellcheck disable=SC2086
-    cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${SAMPLESCOPE_CMAKE_ARGS:-} >/dev/null
+    cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${SAMPLESCOPE_CMAKE_ARGS:-} >/dev/null
     cmake --build "$build_dir" -j"$(nproc)"
 }
 

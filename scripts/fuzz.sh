@@ -23,7 +23,10 @@ if ! command -v clang++ >/dev/null || ! dpkg-query -W -f='${Status}' libclang-rt
 fi
 # -O1 with line tables only: a crash still names file and line, and the build
 # takes a fraction of RelWithDebInfo's time.
-cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
+generator=()
+# Ninja for a new build folder where it is installed (scripts/dev.sh installs it).
+if [ ! -f "$build_dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
+cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" \
       -DSAMPLESCOPE_FUZZ=ON -DSAMPLESCOPE_SANITIZE=address,undefined -DSAMPLESCOPE_GUI=OFF \
       -DSAMPLESCOPE_CUDA=OFF -DSAMPLESCOPE_BENCHMARKS=OFF -DSAMPLESCOPE_WERROR=ON >/dev/null
 cmake --build "$build_dir" -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
