@@ -1,6 +1,6 @@
 // Exact mode, one row: the contract's pipeline in f64 with sums in ascending id
 // order, the PCG32 stream, one uniform per sampled row and the inverse-CDF walk;
-// the same steps as the reference's stage units (engine/pipelines/stage_*.cpp),
+// the same steps as the reference's stage units (engine/stages/stage_*.cpp),
 // on the same row math (engine/core/row_math.h), written without allocation or
 // the standard library so that the host twin and the CUDA kernel run this very code.
 // Ranking uses a heap that is popped only as far as top-k and top-p need.

@@ -11,11 +11,11 @@
 #include "engine/pipelines/pipeline_diff.h"
 #include "engine/pipelines/pipeline_examples.h"
 #include "engine/pipelines/pipeline_presets.h"
-#include "engine/pipelines/row_state.h"
+#include "engine/stages/row_state.h"
 #include "engine/pipelines/pipeline_runner.h"
 #include "engine/pipelines/request.h"
 #include "engine/pipelines/sampler.h"
-#include "engine/pipelines/stage_unit.h"
+#include "engine/stages/stage_unit.h"
 #include "tests/support/random_cases.h"
 
 using namespace samplescope;

@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/request_options.h"
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 #include "engine/json/trace_json.h"
 
 namespace samplescope::cli {

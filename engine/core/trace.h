@@ -76,7 +76,7 @@ struct SampleTrace {
     SamplingParams params;         // as given, with the seed that was used filled in
     std::uint64_t seed = 0;
     // One per Stage in kStages order for the contract's sampler; a pipeline's
-    // trace (engine/pipelines/pipeline.h) holds its own stages in its own order.
+    // trace (engine/stages/pipeline.h) holds its own stages in its own order.
     std::vector<StageTrace> stages;
 
     std::int32_t token = -1;

@@ -15,7 +15,7 @@ void add_label(nlohmann::ordered_json& row, std::int32_t id, const std::vector<s
     if (id >= 0 && static_cast<std::size_t>(id) < labels.size()) row["label"] = labels[static_cast<std::size_t>(id)];
 }
 
-// The float32 run, where it decided differently (EngineF32 in engine/pipelines/pipeline.h).
+// The float32 run, where it decided differently (EngineF32 in engine/stages/pipeline.h).
 void add_engine_f32(nlohmann::ordered_json& out, const PipelineTrace& trace) {
     if (!trace.engine_f32) return;
     const EngineF32& f32 = *trace.engine_f32;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/stats/empirical_sampling.h"
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 #include "engine/pipelines/pipeline_diff.h"
 #include "engine/json/trace_json.h"
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 #include "engine/stats/verification.h"
 
 namespace samplescope {

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 namespace samplescope {
 

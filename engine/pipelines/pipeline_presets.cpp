@@ -1,5 +1,5 @@
 // The presets, each step with the rule its stack follows. The sources of every
-// rule are in kRules (engine/pipelines/pipeline.h); the order of each stack's steps was
+// rule are in kRules (engine/stages/pipeline.h); the order of each stack's steps was
 // read in:
 //   vllm:     vllm-project/vllm vllm/v1/sample/sampler.py Sampler.forward, Sampler.sample
 //             (penalties -> greedy -> temperature -> min-p -> top-k/top-p)

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 namespace samplescope {
 

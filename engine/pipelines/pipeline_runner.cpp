@@ -9,8 +9,8 @@
 #include "engine/core/inverse_cdf.h"
 #include "engine/core/row_checks.h"
 #include "engine/pipelines/pipeline_presets.h"
-#include "engine/pipelines/row_state.h"
-#include "engine/pipelines/stage_unit.h"
+#include "engine/stages/row_state.h"
+#include "engine/stages/stage_unit.h"
 
 namespace samplescope {
 

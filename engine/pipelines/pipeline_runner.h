@@ -1,5 +1,5 @@
-// Runs a pipeline (engine/pipelines/pipeline.h) on one row: the steps in the
-// pipeline's own order, each by its stage unit (engine/pipelines/stage_unit.h),
+// Runs a pipeline (engine/stages/pipeline.h) on one row: the steps in the
+// pipeline's own order, each by its stage unit (engine/stages/stage_unit.h),
 // then the contract's draw. Every pipeline, `spec` included, runs here.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include "engine/core/generator.h"
 #include "engine/core/token_history.h"
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 namespace samplescope {
 

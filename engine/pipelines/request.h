@@ -11,7 +11,7 @@
 
 #include "engine/core/generator.h"
 #include "engine/core/token_history.h"
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 namespace samplescope {
 

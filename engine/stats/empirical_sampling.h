@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/core/generator.h"
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 #include "engine/stats/chi_square.h"
 
 namespace samplescope {

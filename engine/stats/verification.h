@@ -25,7 +25,7 @@
 
 #include "engine/core/row_request.h"
 #include "engine/core/trace.h"
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 namespace samplescope {
 

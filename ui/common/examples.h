@@ -7,7 +7,7 @@
 
 #include "engine/core/sampling_params.h"
 #include "engine/core/synthetic_logits.h"
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 namespace samplescope::ui {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/core/trace.h"
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 #include "ui/common/plot_data.h"
 #include "ui/common/token_labels.h"
 

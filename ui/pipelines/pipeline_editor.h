@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 class QCheckBox;
 class QComboBox;

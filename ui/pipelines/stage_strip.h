@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 class QHBoxLayout;
 class QLabel;

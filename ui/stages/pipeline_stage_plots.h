@@ -9,7 +9,7 @@
 #include <QList>
 #include <QScrollArea>
 
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 #include "ui/common/token_labels.h"
 
 class QHBoxLayout;

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 #include "engine/stats/verification.h"
 
 namespace samplescope {

@@ -1,13 +1,13 @@
 // The temperature unit: l / T over the kept ids, with vLLM's raise of small
-// temperatures, llama.cpp's T <= 0 and its dynamic temperature. Sources: kRules in engine/pipelines/pipeline.h.
+// temperatures, llama.cpp's T <= 0 and its dynamic temperature. Sources: kRules in engine/stages/pipeline.h.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <optional>
 
 #include "engine/base/input_error.h"
-#include "engine/pipelines/row_state.h"
-#include "engine/pipelines/stage_unit.h"
+#include "engine/stages/row_state.h"
+#include "engine/stages/stage_unit.h"
 
 namespace samplescope {
 

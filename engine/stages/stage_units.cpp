@@ -3,7 +3,7 @@
 #include <array>
 #include <stdexcept>
 
-#include "engine/pipelines/stage_unit.h"
+#include "engine/stages/stage_unit.h"
 
 namespace samplescope {
 

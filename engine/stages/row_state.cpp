@@ -1,4 +1,4 @@
-#include "engine/pipelines/row_state.h"
+#include "engine/stages/row_state.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,13 +1,13 @@
 // The min-p unit: keep ids whose q reaches min_p x max q, in probability space
-// or, as llama.cpp, in log space. Sources: kRules in engine/pipelines/pipeline.h.
+// or, as llama.cpp, in log space. Sources: kRules in engine/stages/pipeline.h.
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <string>
 
 #include "engine/core/element_math.h"
-#include "engine/pipelines/stage_unit.h"
-#include "engine/pipelines/truncation.h"
+#include "engine/stages/stage_unit.h"
+#include "engine/stages/truncation.h"
 
 namespace samplescope {
 

@@ -25,8 +25,8 @@
 #include <map>
 #include <optional>
 
-#include "engine/pipelines/row_state.h"
-#include "engine/pipelines/stage_unit.h"
+#include "engine/stages/row_state.h"
+#include "engine/stages/stage_unit.h"
 
 namespace samplescope {
 

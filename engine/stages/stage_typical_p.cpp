@@ -13,8 +13,8 @@
 #include <array>
 #include <numeric>
 
-#include "engine/pipelines/stage_unit.h"
-#include "engine/pipelines/truncation.h"
+#include "engine/stages/stage_unit.h"
+#include "engine/stages/truncation.h"
 
 namespace samplescope {
 

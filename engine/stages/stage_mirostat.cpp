@@ -19,8 +19,8 @@
 #include <cmath>
 
 #include "engine/base/input_error.h"
-#include "engine/pipelines/stage_unit.h"
-#include "engine/pipelines/truncation.h"
+#include "engine/stages/stage_unit.h"
+#include "engine/stages/truncation.h"
 
 namespace samplescope {
 

@@ -8,8 +8,8 @@
 #include <array>
 #include <map>
 
-#include "engine/pipelines/row_state.h"
-#include "engine/pipelines/stage_unit.h"
+#include "engine/stages/row_state.h"
+#include "engine/stages/stage_unit.h"
 
 namespace samplescope {
 

@@ -1,4 +1,4 @@
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 #include <algorithm>
 

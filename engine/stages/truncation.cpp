@@ -1,4 +1,4 @@
-#include "engine/pipelines/truncation.h"
+#include "engine/stages/truncation.h"
 
 #include <algorithm>
 #include <iterator>

@@ -16,7 +16,7 @@
 #include "engine/core/row_math.h"
 #include "engine/core/token_history.h"
 #include "engine/core/trace.h"
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 namespace samplescope {
 

@@ -1,10 +1,10 @@
 // The greedy unit: which temperature switches the draw off, per stack, and the
-// argmax with ties to the lowest id. Sources: kRules in engine/pipelines/pipeline.h.
+// argmax with ties to the lowest id. Sources: kRules in engine/stages/pipeline.h.
 #include <array>
 
 #include "engine/core/gates.h"
-#include "engine/pipelines/row_state.h"
-#include "engine/pipelines/stage_unit.h"
+#include "engine/stages/row_state.h"
+#include "engine/stages/stage_unit.h"
 
 namespace samplescope {
 

@@ -1,13 +1,13 @@
 // The penalty units: repetition (multiplicative) and presence/frequency
 // (additive), with the rules that say which ids of the history each covers.
-// Sources of every rule: kRules in engine/pipelines/pipeline.h.
+// Sources of every rule: kRules in engine/stages/pipeline.h.
 #include <algorithm>
 #include <array>
 #include <map>
 
 #include "engine/core/element_math.h"
-#include "engine/pipelines/row_state.h"
-#include "engine/pipelines/stage_unit.h"
+#include "engine/stages/row_state.h"
+#include "engine/stages/stage_unit.h"
 
 namespace samplescope {
 

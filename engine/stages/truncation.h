@@ -11,7 +11,7 @@
 #include <string>
 
 #include "engine/core/trace.h"
-#include "engine/pipelines/row_state.h"
+#include "engine/stages/row_state.h"
 
 namespace samplescope {
 

@@ -1,10 +1,10 @@
 // The top-k unit: keep the k best, with each stack's rule for a tie at the
-// k-th value. Sources: kRules in engine/pipelines/pipeline.h.
+// k-th value. Sources: kRules in engine/stages/pipeline.h.
 #include <algorithm>
 #include <array>
 
-#include "engine/pipelines/stage_unit.h"
-#include "engine/pipelines/truncation.h"
+#include "engine/stages/stage_unit.h"
+#include "engine/stages/truncation.h"
 
 namespace samplescope {
 

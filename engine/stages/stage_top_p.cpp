@@ -1,11 +1,11 @@
 // The top-p unit: keep the shortest ranked prefix whose mass reaches p, with
-// each stack's comparison at the boundary. Sources: kRules in engine/pipelines/pipeline.h.
+// each stack's comparison at the boundary. Sources: kRules in engine/stages/pipeline.h.
 #include <algorithm>
 #include <array>
 
 #include "engine/core/element_math.h"
-#include "engine/pipelines/stage_unit.h"
-#include "engine/pipelines/truncation.h"
+#include "engine/stages/stage_unit.h"
+#include "engine/stages/truncation.h"
 
 namespace samplescope {
 

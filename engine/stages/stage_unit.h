@@ -11,7 +11,7 @@
 
 #include "engine/core/sampling_params.h"
 #include "engine/core/stage.h"
-#include "engine/pipelines/pipeline.h"
+#include "engine/stages/pipeline.h"
 
 namespace samplescope {
 
