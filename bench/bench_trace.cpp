@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -72,21 +73,50 @@ const Workload& workload(Row row = Row::Realistic) {
 }
 
 // The yardstick: M, then sum exp(l - M) in ascending id order, in f64.
+double exp_pass_once(const std::vector<double>& logits) {
+    double m = -HUGE_VAL;
+    for (const double l : logits) m = l > m ? l : m;
+    double z = 0.0;
+    for (const double l : logits) z += std::exp(l - m);
+    return z;
+}
+
 void exp_pass(benchmark::State& state, Row row) {
     const auto& logits = workload(row).logits;
+    for (auto _ : state) benchmark::DoNotOptimize(exp_pass_once(logits));
+}
+
+double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Runs `body` as the benchmark and, between its iterations (outside the timed
+// part), the yardstick on the same row; the counter "x_exp" is the body's CPU
+// time over the yardstick's, both summed over the same stretch of the run, so
+// a machine whose speed drifts (a shared one) still gives a steady ratio.
+template <class Body>
+void with_yardstick(benchmark::State& state, const std::vector<double>& row, Body body) {
+    double body_seconds = 0.0;
+    double yardstick_seconds = 0.0;
     for (auto _ : state) {
-        double m = -HUGE_VAL;
-        for (const double l : logits) m = l > m ? l : m;
-        double z = 0.0;
-        for (const double l : logits) z += std::exp(l - m);
-        benchmark::DoNotOptimize(z);
+        state.PauseTiming();
+        const double t0 = thread_cpu_seconds();
+        benchmark::DoNotOptimize(exp_pass_once(row));
+        yardstick_seconds += thread_cpu_seconds() - t0;
+        state.ResumeTiming();
+        const double t1 = thread_cpu_seconds();
+        body();
+        body_seconds += thread_cpu_seconds() - t1;
     }
+    if (yardstick_seconds > 0.0) state.counters["x_exp"] = body_seconds / yardstick_seconds;
 }
 
 void run(benchmark::State& state, const SamplingParams& params, bool traced, Row row = Row::Realistic) {
     const auto& w = workload(row);
     const HistoryCounts counts = count_history(w.prompt, w.output, w.logits.size());
-    for (auto _ : state) {
+    with_yardstick(state, w.logits, [&] {
         Pcg32 rng = stream(*params.seed, kSampleLabel);
         if (traced) {
             auto trace = trace_step(StepInput{w.logits, params, counts}, rng, *params.seed, 0);
@@ -95,7 +125,7 @@ void run(benchmark::State& state, const SamplingParams& params, bool traced, Row
             auto result = sample_step(StepInput{w.logits, params, counts}, rng);
             benchmark::DoNotOptimize(result.token);
         }
-    }
+    });
     state.counters["rows/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
@@ -130,12 +160,12 @@ void preset(benchmark::State& state, const char* name) {
     const Pipeline pipeline = preset_pipeline(name);
     const SamplingParams params = every_stage();
     const HistoryCounts counts = count_history(w.prompt, w.output, w.logits.size());
-    for (auto _ : state) {
+    with_yardstick(state, w.logits, [&] {
         Pcg32 rng = stream(*params.seed, kSampleLabel);
         const PipelineTrace trace =
             run_pipeline(pipeline, PipelineInput{w.logits, params, w.prompt, w.output}, rng, *params.seed, 0, &counts);
         benchmark::DoNotOptimize(trace.trace.token);
-    }
+    });
 }
 void BM_Preset_Vllm_EveryStage(benchmark::State& state) { preset(state, "vllm"); }
 void BM_Preset_LlamaCpp_EveryStage(benchmark::State& state) { preset(state, "llamacpp"); }
@@ -151,30 +181,42 @@ BENCHMARK(BM_Preset_LlamaCpp_EveryStage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ExpPass_1M)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FullTrace_EveryStage_1M)->Unit(benchmark::kMillisecond);
 
-// Prints every benchmark as usual and keeps its CPU time per iteration, for
-// the ratios to the yardstick printed after the run.
+// Prints every benchmark as usual and keeps its CPU time per iteration and
+// its interleaved ratio to the yardstick, for the table printed after the run.
 class RatioReporter : public benchmark::ConsoleReporter {
 public:
     void ReportRuns(const std::vector<Run>& runs) override {
         ConsoleReporter::ReportRuns(runs);
         for (const auto& run : runs) {
-            if (run.iterations > 0) cpu_ms[run.benchmark_name()] = run.GetAdjustedCPUTime();
+            if (run.iterations == 0) continue;
+            cpu_ms[run.benchmark_name()] = run.GetAdjustedCPUTime();
+            const auto ratio = run.counters.find("x_exp");
+            if (ratio != run.counters.end()) x_exp[run.benchmark_name()] = ratio->second.value;
         }
     }
     std::map<std::string, double> cpu_ms;
+    std::map<std::string, double> x_exp;
 };
 
 void print_ratios(const RatioReporter& reporter) {
-    const auto find = [&](const std::string& name) {
-        const auto it = reporter.cpu_ms.find(name);
-        return it == reporter.cpu_ms.end() ? 0.0 : it->second;
-    };
-    std::cout << "\n== ratio to one f64 exp pass over the same row (CPU time, same run)\n";
+    std::cout << "\n== ratio to one f64 exp pass over the same row (CPU time; the yardstick run between the\n"
+                 "   case's own iterations, so both see the machine in the same state)\n";
     for (const auto& [name, ms] : reporter.cpu_ms) {
-        if (name.rfind("BM_ExpPass", 0) == 0) continue;
-        const bool million = name.size() > 3 && name.compare(name.size() - 3, 3, "_1M") == 0;
-        const double yardstick = find(million ? "BM_ExpPass_1M" : "BM_ExpPass");
-        if (yardstick > 0.0) std::printf("%-34s %8.3f ms  %6.2fx\n", name.c_str(), ms, ms / yardstick);
+        const auto ratio = reporter.x_exp.find(name);
+        if (ratio != reporter.x_exp.end()) std::printf("%-40s %8.3f ms  %6.2fx\n", name.c_str(), ms, ratio->second);
+    }
+    const auto x = [&](const char* name) {
+        const auto it = reporter.x_exp.find(name);
+        return it == reporter.x_exp.end() ? 0.0 : it->second;
+    };
+    // Each ratio is over the yardstick of its own row, so these compare like with like.
+    if (x("BM_FullTrace_BroadTopP") > 0.0 && x("BM_FullTrace_TopPOnly") > 0.0) {
+        std::printf("broad row (p 0.9 keeps about 50k) over the peaked row, top-p only: %.2fx\n",
+                    x("BM_FullTrace_BroadTopP") / x("BM_FullTrace_TopPOnly"));
+    }
+    if (x("BM_FullTrace_EveryStage_1M") > 0.0 && x("BM_FullTrace_EveryStage") > 0.0) {
+        std::printf("time per id, V = 10^6 over V = 128,256, every stage: %.2fx\n",
+                    x("BM_FullTrace_EveryStage_1M") / x("BM_FullTrace_EveryStage"));
     }
 }
 
