@@ -15,7 +15,9 @@ constexpr std::size_t kMaxIdle = 48;
 template <typename T>
 class Pool {
 public:
-    std::shared_ptr<std::vector<T>> take() {
+    // With `keep_size`, the vector keeps the size (and stale contents) it was
+    // given back with, so a resize to the same size writes nothing.
+    std::shared_ptr<std::vector<T>> take(bool keep_size = false) {
         std::unique_ptr<std::vector<T>> vector;
         {
             std::lock_guard lock(mutex_);
@@ -25,6 +27,7 @@ public:
             }
         }
         if (!vector) vector = std::make_unique<std::vector<T>>();
+        if (!keep_size) vector->clear();
         return {vector.release(), [this](std::vector<T>* done) { give_back(done); }};
     }
 
@@ -32,7 +35,6 @@ private:
     void give_back(std::vector<T>* done) {
         std::unique_ptr<std::vector<T>> owned(done);
         if (owned->capacity() * sizeof(T) < kPooledBytes) return;
-        owned->clear();
         std::lock_guard lock(mutex_);
         if (idle_.size() < kMaxIdle) idle_.push_back(std::move(owned));
     }
@@ -55,5 +57,11 @@ Pool<std::int32_t>& id_pool() {
 
 std::shared_ptr<std::vector<double>> pooled_doubles() { return double_pool().take(); }
 std::shared_ptr<std::vector<std::int32_t>> pooled_ids() { return id_pool().take(); }
+
+std::shared_ptr<std::vector<double>> pooled_doubles(std::size_t size) {
+    auto vector = double_pool().take(true);
+    vector->resize(size);
+    return vector;
+}
 
 }  // namespace samplescope

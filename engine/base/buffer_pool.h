@@ -15,5 +15,8 @@ namespace samplescope {
 // last shared_ptr to it goes, it returns to the pool instead of being freed.
 std::shared_ptr<std::vector<double>> pooled_doubles();
 std::shared_ptr<std::vector<std::int32_t>> pooled_ids();
+// `size` doubles whose values are unspecified (a recycled array's old ones):
+// for a caller that writes every element, without zero-filling them first.
+std::shared_ptr<std::vector<double>> pooled_doubles(std::size_t size);
 
 }  // namespace samplescope

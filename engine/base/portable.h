@@ -7,3 +7,16 @@
 #else
 #define SS_HD
 #endif
+
+namespace samplescope {
+
+// A hint that `address` is read soon (a no-op where the compiler has none).
+inline void prefetch(const void* address) {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(address);
+#else
+    (void)address;
+#endif
+}
+
+}  // namespace samplescope

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/core/row_math.h"
+
 namespace samplescope {
 
 InputError refused_logit_error(std::int64_t id, double x, const std::string& where) {
@@ -13,7 +15,9 @@ InputError refused_logit_error(std::int64_t id, double x, const std::string& whe
 
 void check_logits(std::span<const double> logits) {
     if (logits.empty()) throw InputError("logits", "logits are empty (V = 0): nothing can be sampled");
-    // One branch-free pass (it vectorises); the first refused id is looked up only when there is one.
+    // Most rows are finite throughout: one cheap pass says so. Otherwise one
+    // branch-free pass, and the first refused id is looked up only when there is one.
+    if (all_finite(logits.data(), static_cast<std::int64_t>(logits.size()))) return;
     bool refused = false;
     bool any_finite = false;
     for (const double x : logits) {

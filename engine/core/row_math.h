@@ -19,13 +19,81 @@ struct SoftmaxSums {
 
 SS_HD inline bool finite_value(double x) { return x - x == 0.0; }
 
+// The maximum of x[0..n), or -inf for n = 0, in four independent chains so the
+// comparisons overlap instead of waiting on each other. The maximum of a set
+// does not depend on the order it is taken in; the one case where a serial
+// scan could return another value is +0 tied with -0 at the top, and then
+// l - M and exp(l - M) are the same for every l. NaN is never chosen (the
+// rows reaching here have been checked), as in a serial `x > m ? x : m`.
+SS_HD inline double row_max(const double* x, std::int64_t n) {
+    double m0 = -HUGE_VAL, m1 = -HUGE_VAL, m2 = -HUGE_VAL, m3 = -HUGE_VAL;
+    std::int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        m0 = x[i] > m0 ? x[i] : m0;
+        m1 = x[i + 1] > m1 ? x[i + 1] : m1;
+        m2 = x[i + 2] > m2 ? x[i + 2] : m2;
+        m3 = x[i + 3] > m3 ? x[i + 3] : m3;
+    }
+    for (; i < n; ++i) m0 = x[i] > m0 ? x[i] : m0;
+    m0 = m1 > m0 ? m1 : m0;
+    m2 = m3 > m2 ? m3 : m2;
+    return m2 > m0 ? m2 : m0;
+}
+
+// The same over the ids listed (any order).
+SS_HD inline double max_over_ids(const double* logits, const std::int32_t* ids, std::int64_t n) {
+    double m0 = -HUGE_VAL, m1 = -HUGE_VAL;
+    std::int64_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        m0 = logits[ids[i]] > m0 ? logits[ids[i]] : m0;
+        m1 = logits[ids[i + 1]] > m1 ? logits[ids[i + 1]] : m1;
+    }
+    for (; i < n; ++i) m0 = logits[ids[i]] > m0 ? logits[ids[i]] : m0;
+    return m1 > m0 ? m1 : m0;
+}
+
+// Whether every x[i] is finite, in one pass of four chains: x * 0 is 0 for a
+// finite x and NaN for an infinite or NaN one, and a sum that met a NaN stays NaN.
+SS_HD inline bool all_finite(const double* x, std::int64_t n) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    std::int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += x[i] * 0.0;
+        s1 += x[i + 1] * 0.0;
+        s2 += x[i + 2] * 0.0;
+        s3 += x[i + 3] * 0.0;
+    }
+    for (; i < n; ++i) s0 += x[i] * 0.0;
+    return (s0 + s1) + (s2 + s3) == 0.0;
+}
+
+// The largest |x| of a row (0 for n = 0), in four chains as row_max.
+SS_HD inline double row_max_abs(const double* x, std::int64_t n) {
+    double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0;
+    std::int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        m0 = ::fabs(x[i]) > m0 ? ::fabs(x[i]) : m0;
+        m1 = ::fabs(x[i + 1]) > m1 ? ::fabs(x[i + 1]) : m1;
+        m2 = ::fabs(x[i + 2]) > m2 ? ::fabs(x[i + 2]) : m2;
+        m3 = ::fabs(x[i + 3]) > m3 ? ::fabs(x[i + 3]) : m3;
+    }
+    for (; i < n; ++i) m0 = ::fabs(x[i]) > m0 ? ::fabs(x[i]) : m0;
+    m0 = m1 > m0 ? m1 : m0;
+    m2 = m3 > m2 ? m3 : m2;
+    return m2 > m0 ? m2 : m0;
+}
+
+// The same over the ids listed.
+SS_HD inline double max_abs_over_ids(const double* x, const std::int32_t* ids, std::int64_t n) {
+    double m = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) m = ::fabs(x[ids[i]]) > m ? ::fabs(x[ids[i]]) : m;
+    return m;
+}
+
 // Step 9 over `ids` (ascending): the maximum, then a plain sequential sum in
 // ascending id order (the contract fixes the order; a tree sum changes bits).
 SS_HD inline SoftmaxSums softmax_sums(const double* logits, const std::int32_t* ids, std::int64_t size) {
-    SoftmaxSums sums{-HUGE_VAL, 0.0};
-    for (std::int64_t i = 0; i < size; ++i) {
-        sums.max_logit = logits[ids[i]] > sums.max_logit ? logits[ids[i]] : sums.max_logit;
-    }
+    SoftmaxSums sums{max_over_ids(logits, ids, size), 0.0};
     for (std::int64_t i = 0; i < size; ++i) sums.partition += softmax_numerator(logits[ids[i]], sums.max_logit);
     return sums;
 }
@@ -34,8 +102,7 @@ SS_HD inline SoftmaxSums softmax_sums(const double* logits, const std::int32_t* 
 // sequential sum unchanged bit for bit, so this equals softmax_sums over the
 // finite ids.
 SS_HD inline SoftmaxSums row_softmax_sums(const double* logits, std::int64_t size) {
-    SoftmaxSums sums{-HUGE_VAL, 0.0};
-    for (std::int64_t i = 0; i < size; ++i) sums.max_logit = logits[i] > sums.max_logit ? logits[i] : sums.max_logit;
+    SoftmaxSums sums{row_max(logits, size), 0.0};
     for (std::int64_t i = 0; i < size; ++i) sums.partition += softmax_numerator(logits[i], sums.max_logit);
     return sums;
 }

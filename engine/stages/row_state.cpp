@@ -1,6 +1,8 @@
 #include "engine/stages/row_state.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
@@ -61,10 +63,20 @@ struct WorkingArrays {
     IdList kept;
     IdList ranked;
     std::vector<RowState::RankKey> rank_keys;
+    Values spare;
+    std::vector<std::uint32_t> bucket_ends;
+    IdList bucket_ids;
+    std::vector<std::uint64_t> marks;
+    std::vector<RowState::RankKey> key_temp;
 };
 thread_local WorkingArrays t_working;
 
 void finite_ids(const Values& logits, IdList& ids) {
+    if (all_finite(logits.data(), static_cast<std::int64_t>(logits.size()))) {
+        ids.resize(logits.size());
+        std::iota(ids.begin(), ids.end(), 0);
+        return;
+    }
     const auto finite = static_cast<std::size_t>(
         std::count_if(logits.begin(), logits.end(), [](double x) { return std::isfinite(x); }));
     ids.resize(finite);
@@ -75,6 +87,48 @@ void finite_ids(const Values& logits, IdList& ids) {
     std::size_t next = 0;
     for (std::size_t i = 0; i < logits.size(); ++i) {
         if (std::isfinite(logits[i])) ids[next++] = static_cast<std::int32_t>(i);
+    }
+}
+
+// A logit as an unsigned key whose ascending order is the logits' descending
+// order, with -0 and +0 one key (they compare equal).
+inline std::uint64_t descending_key(double logit) {
+    constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
+    const std::uint64_t bits = logit == 0.0 ? 0 : std::bit_cast<std::uint64_t>(logit);
+    const std::uint64_t ascending = (bits & kSign) ? ~bits : bits | kSign;
+    return ~ascending;
+}
+
+// The top 16 bits of a rank key (sign, exponent and four mantissa bits of the
+// logit): a bucket index whose order is the rank order between buckets.
+constexpr int kBucketShift = 48;
+constexpr std::size_t kBuckets = std::size_t{1} << (64 - kBucketShift);
+inline std::size_t bucket_of(double logit) { return static_cast<std::size_t>(descending_key(logit) >> kBucketShift); }
+
+// A function object, not a function, so the sorts inline it.
+constexpr auto by_rank = [](const RowState::RankKey& a, const RowState::RankKey& b) {
+    return ranks_before(a.logit, a.id, b.logit, b.id);
+};
+
+// Sorts one bucket, [first, first + n), into rank order: scattered once more
+// by the next 8 key bits (keeping the id order), then each of those small
+// pieces sorted by comparison (a strict total order: any sort gives the same).
+void sort_bucket(RowState::RankKey* first, std::size_t n, std::vector<RowState::RankKey>& temp) {
+    if (n < 64) {
+        std::sort(first, first + n, by_rank);
+        return;
+    }
+    constexpr int kShift = kBucketShift - 8;
+    std::array<std::uint32_t, 257> start{};
+    for (std::size_t i = 0; i < n; ++i) ++start[((descending_key(first[i].logit) >> kShift) & 0xff) + 1];
+    for (std::size_t b = 0; b < 256; ++b) start[b + 1] += start[b];
+    temp.resize(n);
+    std::array<std::uint32_t, 256> next{};
+    std::copy(start.begin(), start.end() - 1, next.begin());
+    for (std::size_t i = 0; i < n; ++i) temp[next[(descending_key(first[i].logit) >> kShift) & 0xff]++] = first[i];
+    std::copy(temp.begin(), temp.begin() + static_cast<std::ptrdiff_t>(n), first);
+    for (std::size_t b = 0; b < 256; ++b) {
+        if (start[b + 1] > start[b] + 1) std::sort(first + start[b], first + start[b + 1], by_rank);
     }
 }
 
@@ -93,6 +147,9 @@ RowState::RowState(const Pipeline& pipeline_in, const PipelineInput& input_in, b
     kept_.swap(t_working.kept);
     ranked_.swap(t_working.ranked);
     rank_keys_.swap(t_working.rank_keys);
+    spare_.swap(t_working.spare);
+    bucket_ends_.swap(t_working.bucket_ends);
+    bucket_ids_.swap(t_working.bucket_ids);
     logits_.assign(input.logits.begin(), input.logits.end());
     finite_ids(logits_, kept_);
     any_joint_ = std::any_of(pipeline.steps.begin(), pipeline.steps.end(), [](const PipelineStep& s) { return s.joint; });
@@ -105,6 +162,10 @@ RowState::~RowState() {
     t_working.kept.swap(kept_);
     t_working.ranked.swap(ranked_);
     t_working.rank_keys.swap(rank_keys_);
+    t_working.bucket_ends.swap(bucket_ends_);
+    t_working.bucket_ids.swap(bucket_ids_);
+    // The array the penalised logits ended in, or the one never used.
+    t_working.spare.swap(penalised_.capacity() > spare_.capacity() ? penalised_ : spare_);
 }
 
 void RowState::begin_step(const PipelineStep& step, bool truncation_before) {
@@ -158,13 +219,57 @@ void RowState::split_penalised() {
 }
 
 void RowState::scale(double temperature) {
-    split_penalised();
+    // Every id kept (so every id finite), in f64: the row is divided as one
+    // contiguous array, a loop the compiler vectorises.
+    const bool whole_row = kept_.size() == vocab && arithmetic == Arithmetic::F64;
+    const bool shares_snapshot = tracing && logits_snapshot_ && !logits_dirty_;
+    // The unscaled logits, for an overflow's message: kept by the split, or
+    // their largest |l| taken before scaling in place.
+    const Values* unscaled = nullptr;
     double largest = 0.0;
-    for (const auto id : kept_) largest = std::max(largest, std::fabs(logits_[static_cast<std::size_t>(id)]));
-    for (const auto id : kept_) {
-        auto& l = logits_[static_cast<std::size_t>(id)];
-        l = r(apply_temperature(l, temperature));
-        if (!std::isfinite(l)) throw temperature_overflow_error(temperature, id, largest);
+    if (whole_row && !penalised_split_ && !shares_snapshot) {
+        // The penalised logits stay in their array, which becomes penalised_;
+        // the scaled ones are written into the other instead of copying first.
+        penalised_.swap(logits_);
+        logits_.swap(spare_);
+        logits_.resize(vocab);
+        if (numerators_valid_) {
+            penalised_sums_ = numerator_sums_;
+            penalised_sums_valid_ = true;
+        }
+        penalised_split_ = true;
+        unscaled = &penalised_;
+        const double* from = penalised_.data();
+        double* to = logits_.data();
+        for (std::size_t i = 0; i < vocab; ++i) to[i] = apply_temperature(from[i], temperature);
+    } else {
+        if (penalised_split_) {
+            for (const auto id : kept_) largest = std::max(largest, std::fabs(logits_[static_cast<std::size_t>(id)]));
+        } else {
+            split_penalised();
+            unscaled = penalised_shared_ ? penalised_shared_.get() : &penalised_;
+        }
+        if (whole_row) {
+            double* l = logits_.data();
+            for (std::size_t i = 0; i < vocab; ++i) l[i] = apply_temperature(l[i], temperature);
+        } else {
+            for (const auto id : kept_) {
+                auto& l = logits_[static_cast<std::size_t>(id)];
+                l = r(apply_temperature(l, temperature));
+            }
+        }
+    }
+    // A finite l over T > 0 is never NaN, so only |l / T| = inf is refused.
+    const double largest_scaled =
+        whole_row ? row_max_abs(logits_.data(), static_cast<std::int64_t>(vocab))
+                  : max_abs_over_ids(logits_.data(), kept_.data(), static_cast<std::int64_t>(kept_.size()));
+    if (!std::isfinite(largest_scaled)) {
+        if (unscaled) {
+            for (const auto id : kept_) largest = std::max(largest, std::fabs((*unscaled)[static_cast<std::size_t>(id)]));
+        }
+        for (const auto id : kept_) {
+            if (!std::isfinite(logits_[static_cast<std::size_t>(id)])) throw temperature_overflow_error(temperature, id, largest);
+        }
     }
     logits_dirty_ = true;
     kept_probs_valid_ = false;
@@ -187,9 +292,24 @@ void RowState::keep_ranked_prefix(std::size_t count) {
     ranked_.resize(count);
     rank_keys_.resize(count);
     ranked_count_ = count;
+    bucketed_ = false;  // the ranked prefix is all that is kept now
     if (count != kept_.size()) {
-        kept_.assign(ranked_.begin(), ranked_.end());
-        std::sort(kept_.begin(), kept_.end());
+        if (count * 16 < kept_.size()) {
+            kept_.assign(ranked_.begin(), ranked_.end());
+            std::sort(kept_.begin(), kept_.end());
+        } else {
+            // Many ids: marked in a bitmap and read back in ascending order,
+            // linear in V instead of a sort of count ids.
+            auto& marks = t_working.marks;
+            marks.assign((vocab + 63) / 64, 0);
+            for (const auto id : ranked_) marks[static_cast<std::size_t>(id) >> 6] |= std::uint64_t{1} << (id & 63);
+            kept_.clear();
+            for (std::size_t w = 0; w < marks.size(); ++w) {
+                for (std::uint64_t bits = marks[w]; bits != 0; bits &= bits - 1) {
+                    kept_.push_back(static_cast<std::int32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+                }
+            }
+        }
         kept_dirty_ = true;
         kept_probs_valid_ = false;
         kept_is_finite_ = false;
@@ -200,20 +320,31 @@ void RowState::keep_ranked_prefix(std::size_t count) {
 
 std::shared_ptr<const Values> RowState::shared_kept_probs() {
     if (!kept_probs_valid_) {
-        auto probs = pooled_doubles();
+        std::shared_ptr<Values> probs;
         if (kept_is_finite_ && numerators_valid_) {
             // The whole row's numerators over their sum: the same arithmetic
             // as softmax_over_ids on every finite id, without a second exp pass.
-            probs->resize(kept_.size());
+            probs = pooled_doubles(kept_.size());
             const double z = numerator_sums_.partition;
+            double* q = probs->data();
             if (kept_.size() == numerators_.size()) {
-                for (std::size_t i = 0; i < kept_.size(); ++i) (*probs)[i] = numerators_[i] / z;
+                const double* e = numerators_.data();
+                for (std::size_t i = 0; i < kept_.size(); ++i) q[i] = e[i] / z;
             } else {
-                for (std::size_t i = 0; i < kept_.size(); ++i) {
-                    (*probs)[i] = numerators_[static_cast<std::size_t>(kept_[i])] / z;
-                }
+                for (std::size_t i = 0; i < kept_.size(); ++i) q[i] = numerators_[static_cast<std::size_t>(kept_[i])] / z;
             }
+        } else if (numerators_valid_ &&
+                   max_over_ids(logits_.data(), kept_.data(), static_cast<std::int64_t>(kept_.size())) ==
+                       numerator_sums_.max_logit) {
+            // A truncated set that kept the row's maximum: its numerators
+            // exp(l - M) are the row's, so only their sum in id order is new.
+            probs = pooled_doubles(kept_.size());
+            double z = 0.0;
+            for (const auto id : kept_) z += numerators_[static_cast<std::size_t>(id)];
+            double* q = probs->data();
+            for (std::size_t i = 0; i < kept_.size(); ++i) q[i] = numerators_[static_cast<std::size_t>(kept_[i])] / z;
         } else {
+            probs = pooled_doubles();
             softmax_over_ids(logits_, kept_, *probs, arithmetic);
         }
         kept_probs_ = std::move(probs);
@@ -227,27 +358,105 @@ const Values& RowState::kept_probs() { return *shared_kept_probs(); }
 const IdList& RowState::ranked(std::size_t count) {
     const std::size_t n = kept_.size();
     if (!ranked_valid_) {
-        // The ranking works on (logit, id) pairs side by side: the selection and
-        // the sort then compare neighbours in memory instead of looking up a
-        // logit per comparison across the whole row.
-        rank_keys_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) rank_keys_[i] = RankKey{logits_[static_cast<std::size_t>(kept_[i])], kept_[i]};
-        ranked_.assign(kept_.begin(), kept_.end());
+        ranked_.clear();
+        rank_keys_.clear();
         ranked_count_ = 0;
+        bucketed_ = false;
         ranked_valid_ = true;
     }
     const std::size_t target = std::min(count, n);
     if (ranked_count_ >= target) return ranked_;
-    const auto by_rank = [](const RankKey& a, const RankKey& b) { return ranks_before(a.logit, a.id, b.logit, b.id); };
-    // Select the next block of the ranking in linear time, then sort only it.
-    const std::size_t grow = std::min(n, std::max({target, std::size_t{64}, ranked_count_ * 4}));
-    const auto first = rank_keys_.begin() + static_cast<std::ptrdiff_t>(ranked_count_);
-    const auto last = rank_keys_.begin() + static_cast<std::ptrdiff_t>(grow);
-    if (grow < n) std::nth_element(first, last, rank_keys_.end(), by_rank);
-    std::sort(first, last, by_rank);
-    for (std::size_t i = ranked_count_; i < n; ++i) ranked_[i] = rank_keys_[i].id;
-    ranked_count_ = grow;
+    // The next block: at least 64 ranks, eight times the last, at most twice
+    // (a broad row's top-p goes on to the buckets without more scans).
+    const std::size_t block = std::max({target, std::size_t{64}, ranked_count_ * 8});
+    if (!bucketed_ && block * 16 <= n && ranked_count_ < 512) {
+        // A block much smaller than the kept set (top-k, a peaked top-p): one
+        // scan keeps only the keys that can be in it, and only they are sorted.
+        select_first(block);
+    } else {
+        // Further (a broad top-p, a stack's rule): every kept id is keyed into
+        // buckets that are in rank order, and buckets are sorted only as far
+        // as the ranking is asked for. The rest of the row is never sorted.
+        if (!bucketed_) bucket_keys();
+        while (ranked_count_ < target) {
+            // The next bucket's ids (ascending) as keys after the ranked prefix, then sorted.
+            const std::size_t begin = next_bucket_ == 0 ? 0 : bucket_ends_[next_bucket_ - 1];
+            const std::size_t end = bucket_ends_[next_bucket_++];
+            for (std::size_t i = begin; i < end; ++i) {
+                const std::int32_t id = bucket_ids_[i];
+                rank_keys_.push_back(RankKey{logits_[static_cast<std::size_t>(id)], id});
+            }
+            if (end > begin + 1) sort_bucket(rank_keys_.data() + begin, end - begin, t_working.key_temp);
+            ranked_count_ = end;
+        }
+    }
+    // Ids of the new ranks only: a select rebuilt the prefix, a bucket extended it.
+    const std::size_t from = bucketed_ ? std::min(ranked_.size(), ranked_count_) : 0;
+    ranked_.resize(ranked_count_);
+    for (std::size_t i = from; i < ranked_count_; ++i) ranked_[i] = rank_keys_[i].id;
     return ranked_;
+}
+
+void RowState::bucket_keys() {
+    // A counting pass and a scatter: bucket_ids_ then holds every kept id,
+    // bucket after bucket in rank order, each bucket in ascending id order.
+    // Only ids move (4 bytes each); a bucket's keys are made when it is sorted.
+    auto& ends = bucket_ends_;
+    ends.assign(kBuckets, 0);
+    const std::size_t n = kept_.size();
+    const bool whole_row = n == vocab;
+    for (std::size_t i = 0; i < n; ++i) {
+        ++ends[bucket_of(whole_row ? logits_[i] : logits_[static_cast<std::size_t>(kept_[i])])];
+    }
+    std::uint32_t total = 0;
+    for (auto& e : ends) {
+        const std::uint32_t size = e;
+        e = total;  // the bucket's start, until the scatter moves it to its end
+        total += size;
+    }
+    bucket_ids_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int32_t id = kept_[i];
+        bucket_ids_[ends[bucket_of(logits_[static_cast<std::size_t>(id)])]++] = id;
+    }
+    rank_keys_.clear();
+    ranked_.clear();
+    ranked_count_ = 0;
+    next_bucket_ = 0;
+    bucketed_ = true;
+}
+
+void RowState::select_first(std::size_t count) {
+    // Keys are collected while they rank before the worst of the best `count`
+    // seen so far; whenever the buffer fills, it is cut back to those `count`.
+    // On a row in random order few keys pass after the first cut, so the scan
+    // is one comparison per id: O(n + count log n) instead of a selection over
+    // the whole row.
+    const std::size_t capacity = count * 4;
+    rank_keys_.clear();
+    rank_keys_.reserve(capacity);
+    RankKey worst{HUGE_VAL, -1};  // nothing ranks after it: every key passes until the first cut
+    bool cut = false;
+    const auto cut_back = [&] {
+        std::nth_element(rank_keys_.begin(), rank_keys_.begin() + static_cast<std::ptrdiff_t>(count - 1), rank_keys_.end(),
+                         by_rank);
+        rank_keys_.resize(count);
+        worst = rank_keys_[count - 1];
+        cut = true;
+    };
+    const auto consider = [&](double logit, std::int32_t id) {
+        if (cut && !ranks_before(logit, id, worst.logit, worst.id)) return;
+        rank_keys_.push_back(RankKey{logit, id});
+        if (rank_keys_.size() == capacity) cut_back();
+    };
+    if (kept_.size() == vocab) {
+        for (std::size_t i = 0; i < vocab; ++i) consider(logits_[i], static_cast<std::int32_t>(i));
+    } else {
+        for (const auto id : kept_) consider(logits_[static_cast<std::size_t>(id)], id);
+    }
+    if (rank_keys_.size() > count) cut_back();
+    std::sort(rank_keys_.begin(), rank_keys_.end(), by_rank);
+    ranked_count_ = rank_keys_.size();
 }
 
 // ---- for the runner -----------------------------------------------------------
@@ -257,18 +466,23 @@ void RowState::refresh_numerators(std::span<const std::int32_t> touched) {
     // sum. After a penalty that left M unchanged only the touched ids need a
     // new exp; every other numerator is the same computation.
     const SoftmaxSums previous = numerator_sums_;
-    double m = -HUGE_VAL;
-    for (const double x : logits_) m = x > m ? x : m;
+    const std::size_t n = logits_.size();
+    const double m = row_max(logits_.data(), static_cast<std::int64_t>(n));
+    double z = 0.0;
     if (numerators_valid_ && !touched.empty() && m == previous.max_logit) {
         for (const auto id : touched) {
             numerators_[static_cast<std::size_t>(id)] = softmax_numerator(logits_[static_cast<std::size_t>(id)], m);
         }
+        for (std::size_t i = 0; i < n; ++i) z += numerators_[i];
     } else {
-        numerators_.resize(logits_.size());
-        for (std::size_t i = 0; i < logits_.size(); ++i) numerators_[i] = softmax_numerator(logits_[i], m);
+        // The exp pass and the sum in one loop (the same additions in the same order).
+        numerators_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const double e = softmax_numerator(logits_[i], m);
+            numerators_[i] = e;
+            z += e;
+        }
     }
-    double z = 0.0;
-    for (const double e : numerators_) z += e;
     numerator_sums_ = SoftmaxSums{m, z};
     numerators_valid_ = true;
 }

@@ -126,9 +126,8 @@ public:
     // q over the kept set, aligned with kept().
     const Values& kept_probs();
     std::shared_ptr<const Values> shared_kept_probs();
-    // The kept set in rank order, at least its first `count` ids (the rest
-    // ranked after them, unordered). Extended lazily: a peaked row never sorts
-    // its tail.
+    // The first min(count, n) ids of the kept set in rank order (possibly a
+    // few more). Extended lazily: a peaked row never sorts, nor even keys, its tail.
     const IdList& ranked(std::size_t count);
     std::size_t ranked_count() const { return ranked_count_; }
 
@@ -144,6 +143,8 @@ private:
     void after_penalty(std::span<const std::int32_t> touched, const char* penalty);
     void split_penalised();
     void refresh_numerators(std::span<const std::int32_t> touched);
+    void select_first(std::size_t count);
+    void bucket_keys();
 
     Values logits_;
     IdList kept_;
@@ -162,6 +163,14 @@ private:
     std::vector<RankKey> rank_keys_;  // the kept ids with their logits, in ranked_'s order
     std::size_t ranked_count_ = 0;
     bool ranked_valid_ = false;
+    // Once bucketed, bucket_ids_ holds every kept id in buckets in rank
+    // order, bucket_ends_[b] where bucket b ends; rank_keys_ holds the
+    // buckets sorted so far (ranked_count_ keys).
+    bool bucketed_ = false;
+    IdList bucket_ids_;
+    std::vector<std::uint32_t> bucket_ends_;
+    std::size_t next_bucket_ = 0;
+    Values spare_;  // a row-sized array for scale() to write into
     Values numerators_;  // exp(l - M) over the whole row (traced runs only)
     SoftmaxSums numerator_sums_{0.0, 0.0};
     bool numerators_valid_ = false;

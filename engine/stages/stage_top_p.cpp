@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "engine/base/buffer_pool.h"
 #include "engine/core/element_math.h"
 #include "engine/stages/stage_unit.h"
 #include "engine/stages/truncation.h"
@@ -10,6 +11,8 @@
 namespace samplescope {
 
 namespace {
+
+constexpr std::size_t kPrefetchAhead = 16;
 
 // The contract (step 7): walking in rank order, the id whose running mass
 // first reaches p is the last kept. The ranking is extended lazily, so a
@@ -27,10 +30,22 @@ void contract(RowState& row, double p, StepReport& report, StageTrace& shown) {
     double mass = 0.0;
     double before = 0.0;
     std::size_t rank = 0;
-    auto walk_ids = std::make_shared<IdList>();
-    auto walk_mass = std::make_shared<Values>();
+    // Pooled: a broad row's walk is V-sized.
+    std::shared_ptr<IdList> walk_ids = pooled_ids();
+    std::shared_ptr<Values> walk_mass = pooled_doubles();
+    const IdList* ranked = &row.ranked(1);
     while (rank < n) {
-        const std::int32_t id = row.ranked(rank + 1)[rank];
+        if (rank >= ranked->size()) {
+            // Still far from p after the ranks so far (a broad row): ask for a
+            // large block at once rather than growing block by block.
+            ranked = &row.ranked(mass < 0.5 * p ? std::max(rank + 1, n / 16) : rank + 1);
+        }
+        const std::int32_t id = (*ranked)[rank];
+        // On a broad row the walk reads q at ids scattered over the row: ask
+        // for the one a few ranks ahead now, so the loads overlap.
+        if (whole_row && rank + kPrefetchAhead < ranked->size()) {
+            prefetch(&probs[static_cast<std::size_t>((*ranked)[rank + kPrefetchAhead])]);
+        }
         before = mass;
         mass = row.r(mass + prob_of_id(id));
         ++rank;
