@@ -26,9 +26,28 @@ std::string size_text(std::uint64_t bytes) {
     return std::to_string((bytes + (1u << 30) - 1) >> 30) + " GiB";
 }
 
+// The index of the first NaN or +inf among values[0, count), or count when
+// there is none. A branch-free pass over the block (GCC vectorises it) finds
+// whether to look; only a block that holds one is scanned element by element.
+// The flag is a double on purpose: a select between doubles vectorises with
+// SSE2, a bool or integer flag from a double compare does not.
+std::size_t first_not_finite(const double* values, std::size_t count) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    double bad = 0.0;
+    for (std::size_t i = 0; i < count; ++i) bad = values[i] < kInf ? bad : 1.0;  // NaN or +inf
+    if (bad == 0.0) return count;
+    std::size_t i = 0;
+    while (values[i] < kInf) ++i;
+    return i;
+}
+
 // Copies `count` elements that lie back to back in the file from `reader`'s
-// position to out[0], out[stride], out[2 * stride], ...
-void read_run(SequentialReader& reader, ElementFormat format, std::uint64_t count, double* out, std::size_t stride) {
+// position to out[0], out[stride], out[2 * stride], ... For stride 1 (the C
+// order every large file has) it also checks the values while they are still
+// in cache: `first_bad` is set to the index in out[] of the first NaN or +inf
+// unless it was already set (out is `base` + the row's start).
+void read_run(SequentialReader& reader, ElementFormat format, std::uint64_t count, double* out, std::size_t stride,
+              const double* base, std::size_t& first_bad) {
     const std::size_t size = element_size(format.type);
     const std::size_t per_take = std::max<std::size_t>(1, reader.window() / size);
     double scratch[4096];
@@ -36,8 +55,17 @@ void read_run(SequentialReader& reader, ElementFormat format, std::uint64_t coun
         const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(count, per_take));
         const std::byte* bytes = reader.take(n * size, "data");
         if (stride == 1) {
-            decode_elements(bytes, n, format, out);
-            out += n;
+            // In pieces of 32 KiB, so each is checked while in L1.
+            for (std::size_t done = 0; done < n;) {
+                const std::size_t piece = std::min<std::size_t>(n - done, std::size(scratch));
+                decode_elements(bytes + done * size, piece, format, out);
+                if (first_bad == kAllFinite) {
+                    const std::size_t at = first_not_finite(out, piece);
+                    if (at != piece) first_bad = static_cast<std::size_t>(out - base) + at;
+                }
+                out += piece;
+                done += piece;
+            }
         } else {
             for (std::size_t done = 0; done < n;) {
                 const std::size_t piece = std::min<std::size_t>(n - done, std::size(scratch));
@@ -63,7 +91,8 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
     return text + ")";
 }
 
-LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layout, const LoadOptions& options) {
+LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layout, const LoadOptions& options,
+                              std::size_t& first_bad) {
     const auto& shape = layout.shape;
     const std::string dtype = float_type_name(layout.format.type);
     if (shape.empty() || shape.size() > 3) {
@@ -114,34 +143,39 @@ LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layou
     SequentialReader reader(source, layout.data_offset);
     const auto at = [&](std::uint64_t element) { reader.seek(layout.data_offset + element * item); };
     double* out = matrix.values.data();
+    first_bad = kAllFinite;
     // A [1, V] array is laid out the same in both orders; [1, T, V] is not.
     const bool fortran = layout.fortran_order && (shape.size() == 3 || (shape.size() == 2 && batch > 1));
     if (!fortran) {
         // C order: row b is V contiguous elements at b*T*V + (T-1)*V.
         for (std::uint64_t b = 0; b < batch; ++b) {
             at(b * positions * vocab + (positions - 1) * vocab);
-            read_run(reader, layout.format, vocab, out + b * vocab, 1);
+            read_run(reader, layout.format, vocab, out + b * vocab, 1, out, first_bad);
         }
     } else {
         // Fortran order: (b, t, v) lies at b + t*B + v*B*T, so for each v the B
         // wanted elements are contiguous; they land one row apart.
         for (std::uint64_t v = 0; v < vocab; ++v) {
             at((positions - 1) * batch + v * batch * positions);
-            read_run(reader, layout.format, batch, out + v, static_cast<std::size_t>(vocab));
+            read_run(reader, layout.format, batch, out + v, static_cast<std::size_t>(vocab), out, first_bad);
         }
+        // Strided writes leave no block in cache to check: one pass at the end.
+        const std::size_t found = first_not_finite(out, matrix.values.size());
+        if (found != matrix.values.size()) first_bad = found;
     }
     return matrix;
 }
 
+void fail_not_finite(const LogitsMatrix& matrix, std::size_t i, const ByteSource& source) {
+    const double x = matrix.values[i];
+    const std::string where = matrix.rows > 1 ? "row " + std::to_string(i / matrix.cols) + ", id " : "id ";
+    source.fail(where + std::to_string(i % matrix.cols) + " is " + (std::isnan(x) ? "nan" : "inf") +
+                " (only finite values and -inf are allowed)");
+}
+
 void check_finite_or_minus_inf(const LogitsMatrix& matrix, const ByteSource& source) {
-    for (std::size_t i = 0; i < matrix.values.size(); ++i) {
-        const double x = matrix.values[i];
-        if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) {
-            const std::string where = matrix.rows > 1 ? "row " + std::to_string(i / matrix.cols) + ", id " : "id ";
-            source.fail(where + std::to_string(i % matrix.cols) + " is " + (std::isnan(x) ? "nan" : "inf") +
-                        " (only finite values and -inf are allowed)");
-        }
-    }
+    const std::size_t at = first_not_finite(matrix.values.data(), matrix.values.size());
+    if (at != matrix.values.size()) fail_not_finite(matrix, at, source);
 }
 
 }  // namespace samplescope::detail
