@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "engine/io/float_formats.h"
 
@@ -53,6 +54,32 @@ private slots:
         QCOMPARE(double_to_bfloat16_bits(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30)), std::uint16_t{0x3F81});
         QCOMPARE(double_to_bfloat16_bits(1.0 + std::ldexp(1.0, -8)), std::uint16_t{0x3F80});
         QCOMPARE(double_to_bfloat16_bits(-1.0), std::uint16_t{0xBF80});
+    }
+    void decodeMatchesScalarOnEveryPattern() {
+        // decode_elements' loops (vectorised, branch-free for f16) against the
+        // one-value functions on all 65,536 patterns, in both byte orders; a NaN
+        // need only stay a NaN of the same sign.
+        std::vector<std::byte> little(2 * 65536), big(2 * 65536);
+        for (std::uint32_t bits = 0; bits < 65536; ++bits) {
+            little[2 * bits] = big[2 * bits + 1] = static_cast<std::byte>(bits & 0xFFu);
+            little[2 * bits + 1] = big[2 * bits] = static_cast<std::byte>(bits >> 8);
+        }
+        std::vector<double> decoded(65536);
+        for (const auto type : {FloatType::F16, FloatType::BF16}) {
+            for (const bool big_endian : {false, true}) {
+                decode_elements((big_endian ? big : little).data(), decoded.size(), {type, big_endian}, decoded.data());
+                for (std::uint32_t bits = 0; bits < 65536; ++bits) {
+                    const auto pattern = static_cast<std::uint16_t>(bits);
+                    const double want = type == FloatType::F16 ? half_bits_to_double(pattern) : bfloat16_bits_to_double(pattern);
+                    const double got = decoded[bits];
+                    const bool same = std::isnan(want) ? std::isnan(got) && std::signbit(got) == std::signbit(want)
+                                                       : std::bit_cast<std::uint64_t>(got) == std::bit_cast<std::uint64_t>(want);
+                    if (!same) QFAIL(qPrintable(QString("%1 pattern 0x%2 (%3): got %4, want %5")
+                                                    .arg(float_type_name(type)).arg(bits, 4, 16, QChar('0'))
+                                                    .arg(big_endian ? "big-endian" : "little-endian").arg(got).arg(want)));
+                }
+            }
+        }
     }
     void encodeMatchesHandWrittenBytes() {
         const double values[2] = {1.0, -2.0};

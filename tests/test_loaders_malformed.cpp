@@ -60,6 +60,12 @@ std::vector<BadFile> bad_files() {
     const std::vector<double> four{1, 2, 3, 4};
     const std::string good_npy = encode_npy({4}, four);
     const std::string floats16(16, '\0');
+    // Zeros with NaN or +inf at the given row-major indices.
+    const auto with_bad = [&](std::size_t n, std::vector<std::pair<std::size_t, double>> bad) {
+        std::vector<double> values(n, 0.0);
+        for (const auto& [at, value] : bad) values[at] = value;
+        return values;
+    };
     std::vector<BadFile> cases{
         // Wrong magic.
         {"npy bad magic", "a.npy", "NOTNUMPY" + std::string(40, ' '), "bad magic", {}, {}},
@@ -103,6 +109,20 @@ std::vector<BadFile> bad_files() {
         {"text NaN", "a.txt", "1, 2, nan", "id 2 is nan", {}, {}},
         {"text overflow to inf", "a.csv", "1, 1e999", "id 1 is inf", {}, {}},
         {"json inf", "a.json", "[0, \"inf\"]", "id 1 is inf", {}, {}},
+        // The first in row-major order, wherever the conversion's pieces (4096
+        // values) and the file's order put them.
+        {"npy first bad past a piece", "a.npy", encode_npy({10000}, with_bad(10000, {{9000, nan}, {9500, inf}})), "id 9000 is nan", {}, {}},
+        {"npy first bad of a later row", "a.npy",
+         encode_npy({3, 5000}, with_bad(15000, {{2 * 5000 + 10, nan}, {5000 + 4999, inf}})), "row 1, id 4999 is inf", {}, {}},
+        {"npy Fortran first bad in row order", "a.npy",
+         encode_npy({2, 3}, with_bad(6, {{2, inf}, {3, nan}}), {{FloatType::F64, false}, true}), "row 0, id 2 is inf", {}, {}},
+        {"npy 3-D first bad of the last position", "a.npy",
+         encode_npy({2, 2, 3}, with_bad(12, {{1, nan}, {3 + 2, inf}, {9 + 1, nan}})), "row 0, id 2 is inf", {}, {}},
+        // A bad ids tensor is read after the logits and still reported first, as
+        // when the NaN check was a pass of its own after the whole load.
+        {"safetensors NaN and bad ids", "a.safetensors",
+         encode_safetensors({{"logits", {2}, {nan, 0}, FloatType::F32, {}}, {"prompt_ids", {2}, {1, 2}, FloatType::F32, {}}}),
+         "tensor \"prompt_ids\" must be I64 or I32 ids, not F32", {}, {}},
         // Ragged rows.
         {"json ragged", "a.json", "[[1, 2, 3], [4, 5]]", "ragged rows: row 1 has 2 values, row 0 has 3", {}, {}},
         {"csv ragged", "a.csv", "1,2,3\n4,5\n", "line 2: ragged rows", {}, {}},

@@ -45,12 +45,20 @@ struct ArrayLayout {
     std::uint64_t data_offset = 0;
     std::uint64_t data_bytes = 0;  // bytes the file gives the array
 };
-LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layout, const LoadOptions& options);
+// `first_bad` receives the index in the result of the first NaN or +inf
+// (kAllFinite when none): the check rides on the conversion, while each piece
+// is in cache, and the caller raises it (fail_not_finite) once nothing else
+// in the file can fail first, which keeps the errors in their old order.
+inline constexpr std::size_t kAllFinite = static_cast<std::size_t>(-1);
+LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layout, const LoadOptions& options,
+                              std::size_t& first_bad);
 
 // "(2, 3)" for messages.
 std::string shape_text(const std::vector<std::uint64_t>& shape);
 
 // Refuses NaN and +inf (the contract's rule for logits), naming row and id.
 void check_finite_or_minus_inf(const LogitsMatrix& matrix, const ByteSource& source);
+// The same refusal for the value at `index`, found already.
+[[noreturn]] void fail_not_finite(const LogitsMatrix& matrix, std::size_t index, const ByteSource& source);
 
 }  // namespace samplescope::detail

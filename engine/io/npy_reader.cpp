@@ -209,7 +209,10 @@ LogitsMatrix read_npy(const ByteSource& source, const LoadOptions& options) {
     layout.fortran_order = header.fortran_order;
     layout.data_offset = header.data_offset;
     layout.data_bytes = source.size() - layout.data_offset;
-    return read_float_array(source, layout, options);
+    std::size_t first_bad = kAllFinite;
+    LogitsMatrix matrix = read_float_array(source, layout, options, first_bad);
+    if (first_bad != kAllFinite) fail_not_finite(matrix, first_bad, source);
+    return matrix;
 }
 
 }  // namespace samplescope::detail

@@ -195,7 +195,8 @@ LogitsMatrix read_safetensors(const ByteSource& source, const LoadOptions& optio
     layout.format = {*type, false};
     layout.data_offset = data_start + entry.begin;
     layout.data_bytes = entry.end - entry.begin;
-    LogitsMatrix matrix = read_float_array(source, layout, options);
+    std::size_t first_bad = kAllFinite;
+    LogitsMatrix matrix = read_float_array(source, layout, options, first_bad);
     if (names.size() > 1) matrix.notes.insert(matrix.notes.begin(), "tensor \"" + chosen + "\" " + shape_text(entry.shape) + " " + entry.dtype);
 
     for (const auto* ids_name : {"prompt_ids", "output_ids"}) {
@@ -205,6 +206,8 @@ LogitsMatrix read_safetensors(const ByteSource& source, const LoadOptions& optio
         auto ids = read_ids(ids_name, ids_entry, data_start, source);
         (std::string(ids_name) == "prompt_ids" ? matrix.prompt_ids : matrix.output_ids) = std::move(ids);
     }
+    // Last, as when the check was a pass of its own after the whole load.
+    if (first_bad != kAllFinite) fail_not_finite(matrix, first_bad, source);
     return matrix;
 }
 
