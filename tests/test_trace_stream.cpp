@@ -196,9 +196,9 @@ private slots:
 
     // `trace --full` at V = 10^6 (every stage's logits, kept ids and
     // probabilities: 820 MB of text). Dumped whole, its JSON held the process
-    // at 1,606 MB resident (Release); streamed, the peak is the engine's trace
+    // at 1,568 MiB resident (Release); streamed, the peak is the engine's trace
     // (its stages' V-long snapshots), the top level's JSON (kept, probs,
-    // cumulative: V long here) and one stage's JSON and text: 213 MB. The
+    // cumulative: V long here) and one stage's JSON and text: 212 MiB. The
     // bound, 48 MiB for the process and its reading plus 400 bytes per id
     // (429 MiB at 10^6), leaves twice that and is far below the whole trace.
     void fullTracePeakIsOneStage() {
