@@ -207,16 +207,17 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
 
 std::uint64_t trace_memory_estimate(std::size_t vocab, std::uint64_t steps, bool full, bool kept_json) {
     const auto v = static_cast<std::uint64_t>(vocab);
-    // Measured peaks (docs/loaders.md): about 800 bytes per id for one trace
-    // at V = 10^6, 480 per id and step for a held --steps array. The estimate
-    // stays above them: a fixed 48 MiB for the process and its reading, about
-    // 40 V-long vectors of doubles and ids inside the engine, and a step's JSON
-    // (an nlohmann value is 16 bytes plus its share of containers and text):
-    // the kept ids, probabilities, cumulative sums and the truncation stages'
-    // kept lists, and with --full every stage's logits and probabilities.
+    // Measured peaks (docs/loaders.md): about 200 bytes per id for one trace
+    // at V = 10^6, with or without --full. The estimate stays above them: a
+    // fixed 48 MiB for the process and its reading, about 40 V-long vectors
+    // of doubles and ids inside the engine, and a step's JSON (an nlohmann
+    // value is 16 bytes plus its share of containers and text): the kept ids,
+    // probabilities, cumulative sums and labels of the top level, and the one
+    // stage being written (its kept ids and probabilities, and with --full its
+    // logits; engine/json/json_stream.h writes a trace one stage at a time).
     constexpr std::uint64_t kBase = 48ULL << 20;
     const std::uint64_t working = saturating_mul(v, 40 * 8);
-    const std::uint64_t json_per_step = saturating_mul(v, full ? (8 + 2 * kStageCount) * 80 : 8 * 80);
+    const std::uint64_t json_per_step = saturating_mul(v, full ? 9 * 80 : 8 * 80);
     const std::uint64_t held_steps = kept_json ? steps : 1;
     return saturating_add(saturating_add(kBase, working), saturating_mul(json_per_step, held_steps));
 }

@@ -8,6 +8,7 @@
 #include "engine/base/memory_budget.h"
 #include "engine/base/number_text.h"
 #include "engine/pipelines/request.h"
+#include "engine/json/json_stream.h"
 #include "engine/json/pipeline_json.h"
 #include "engine/json/trace_json.h"
 #include "engine/json/trace_labels.h"
@@ -51,41 +52,37 @@ Command add_trace_command(CLI::App& app) {
         Request request(pipeline, input.params, input.prompt_ids, input.output_ids);
         request.skip_draws(input.skip_draws);
         if (input.mirostat_mu) request.set_mirostat_mu(*input.mirostat_mu);
-        const TraceJsonOptions json_options{*full};
+        TraceJsonOptions json_options{*full};
+        // The trace is written one stage at a time (engine/json/json_stream.h):
+        // the rest of its JSON is built first, with "stages" left an empty
+        // placeholder in its place, and each stage's object is built only as
+        // it is written, so a --full trace holds one stage's JSON, not all.
+        json_options.stages = false;
         // Warnings go out only once the output has succeeded, so an error stays one line.
         const auto warn = [&input]() {
             for (const auto& warning : input.warnings) std::cerr << "samplescope-cli: warning: " << warning << "\n";
         };
-        const auto traced = [&]() {
+        const auto write_trace = [&](std::size_t indent) {
             const PipelineTrace trace = request.step_pipeline(input.logits);
             auto json = pipeline.reference ? trace_to_json(trace.trace, json_options)
                                            : pipeline_trace_to_json(trace, json_options);
             add_token_text(json, trace.trace, input.labels);
-            return json;
-        };
-        const auto dump = [](const nlohmann::ordered_json& json) {
-            return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+            StreamedArray stages{"stages", trace.trace.stages.size(), [&](std::size_t i) {
+                                     return pipeline.reference ? trace_stage_to_json(trace.trace, i, json_options)
+                                                               : pipeline_stage_to_json(trace, i, json_options);
+                                 }};
+            // A stage's members one at a time too: its largest text is one array's.
+            stages.split_levels = 1;
+            write_json_streamed(std::cout, json, stages, indent);
         };
         if (steps == 1) {
-            std::cout << dump(traced()) << "\n";
-            warn();
-            return 0;
+            write_trace(0);
+        } else {
+            // The --steps array one trace at a time, each stepped only once the one before is written.
+            write_json_array(std::cout, static_cast<std::size_t>(steps),
+                             [&](std::size_t, std::size_t indent) { write_trace(indent); });
         }
-        // The array is streamed one trace at a time, byte for byte what dumping
-        // the whole array would give: each trace indented by two more spaces
-        // (a dumped JSON string never holds a raw newline).
-        std::string text;
-        for (std::int64_t i = 0; i < steps; ++i) {
-            std::string element = dump(traced());
-            text.clear();
-            text += i == 0 ? "[\n  " : ",\n  ";
-            for (const char c : element) {
-                text.push_back(c);
-                if (c == '\n') text += "  ";
-            }
-            std::cout << text;
-        }
-        std::cout << "\n]\n";
+        std::cout << "\n";
         warn();
         return 0;
     }};

@@ -118,17 +118,28 @@ nlohmann::ordered_json pipeline_to_json(const Pipeline& pipeline) {
     return out;
 }
 
+nlohmann::ordered_json pipeline_stage_to_json(const PipelineTrace& trace, std::size_t index,
+                                              const TraceJsonOptions& options) {
+    nlohmann::ordered_json stage = trace_stage_to_json(trace.trace, index, options);
+    if (index >= trace.reports.size()) return stage;
+    const auto& report = trace.reports[index];
+    if (report.rule) stage["rule"] = rule_info(*report.rule).name;
+    if (report.joint) stage["joint"] = true;
+    if (report.tie_at_boundary) stage["tie_at_boundary"] = true;
+    if (report.near_boundary) stage["near_boundary"] = true;
+    if (!report.note.empty()) stage["note"] = report.note;
+    return stage;
+}
+
 nlohmann::ordered_json pipeline_trace_to_json(const PipelineTrace& trace, const TraceJsonOptions& options) {
-    nlohmann::ordered_json out = trace_to_json(trace.trace, options);
-    auto& stages = out["stages"];
-    for (std::size_t i = 0; i < trace.reports.size() && i < stages.size(); ++i) {
-        const auto& report = trace.reports[i];
-        auto& stage = stages[i];
-        if (report.rule) stage["rule"] = rule_info(*report.rule).name;
-        if (report.joint) stage["joint"] = true;
-        if (report.tie_at_boundary) stage["tie_at_boundary"] = true;
-        if (report.near_boundary) stage["near_boundary"] = true;
-        if (!report.note.empty()) stage["note"] = report.note;
+    TraceJsonOptions without_stages = options;
+    without_stages.stages = false;
+    nlohmann::ordered_json out = trace_to_json(trace.trace, without_stages);
+    if (options.stages) {
+        auto& stages = out["stages"];
+        for (std::size_t i = 0; i < trace.trace.stages.size(); ++i) {
+            stages.push_back(pipeline_stage_to_json(trace, i, options));
+        }
     }
     out["pipeline"] = trace.pipeline;
     out["tie_at_boundary"] = trace.any_tie();

@@ -17,6 +17,10 @@ namespace samplescope {
 
 nlohmann::ordered_json pipeline_to_json(const Pipeline& pipeline);
 nlohmann::ordered_json pipeline_trace_to_json(const PipelineTrace& trace, const TraceJsonOptions& options = {});
+// The object pipeline_trace_to_json writes for trace.trace.stages[index]: the
+// contract's stage with its rule, flags and note.
+nlohmann::ordered_json pipeline_stage_to_json(const PipelineTrace& trace, std::size_t index,
+                                              const TraceJsonOptions& options = {});
 nlohmann::ordered_json pipeline_diff_to_json(const PipelineDiff& diff, const std::vector<std::string>& labels = {});
 nlohmann::ordered_json empirical_to_json(const EmpiricalResult& result, const std::vector<std::string>& labels = {});
 

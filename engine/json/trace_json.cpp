@@ -101,9 +101,16 @@ nlohmann::ordered_json trace_to_json(const SampleTrace& trace, const TraceJsonOp
     out["cumulative"] = trace.cumulative;
     out["fell_back"] = trace.fell_back;
     auto stages = nlohmann::ordered_json::array();
-    for (const auto& stage : trace.stages) stages.push_back(stage_to_json(stage, options));
+    if (options.stages) {
+        for (const auto& stage : trace.stages) stages.push_back(stage_to_json(stage, options));
+    }
     out["stages"] = std::move(stages);
     return out;
+}
+
+nlohmann::ordered_json trace_stage_to_json(const SampleTrace& trace, std::size_t index,
+                                           const TraceJsonOptions& options) {
+    return stage_to_json(trace.stages.at(index), options);
 }
 
 }  // namespace samplescope

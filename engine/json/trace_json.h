@@ -11,8 +11,16 @@ namespace samplescope {
 
 struct TraceJsonOptions {
     bool full = false;  // every stage's V logits and its probabilities over the kept set
+    // false: "stages" is left an empty array, in its place among the keys, for
+    // a writer that builds each stage's object (trace_stage_to_json) only as it
+    // writes it (write_json_streamed in engine/json/json_stream.h).
+    bool stages = true;
 };
 
 nlohmann::ordered_json trace_to_json(const SampleTrace& trace, const TraceJsonOptions& options = {});
+
+// The object trace_to_json writes for trace.stages[index].
+nlohmann::ordered_json trace_stage_to_json(const SampleTrace& trace, std::size_t index,
+                                           const TraceJsonOptions& options = {});
 
 }  // namespace samplescope
