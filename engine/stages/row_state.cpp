@@ -110,25 +110,26 @@ constexpr auto by_rank = [](const RowState::RankKey& a, const RowState::RankKey&
     return ranks_before(a.logit, a.id, b.logit, b.id);
 };
 
-// Sorts one bucket, [first, first + n), into rank order: scattered once more
-// by the next 8 key bits (keeping the id order), then each of those small
-// pieces sorted by comparison (a strict total order: any sort gives the same).
-void sort_bucket(RowState::RankKey* first, std::size_t n, std::vector<RowState::RankKey>& temp) {
+// Writes one bucket's keys, `keys` (in ascending id order), to `out` in rank
+// order: scattered by the next 8 key bits (keeping the id order), then each
+// of those small pieces sorted by comparison (a strict total order: any sort
+// gives the same result).
+void sort_bucket(const std::vector<RowState::RankKey>& keys, RowState::RankKey* out) {
+    const std::size_t n = keys.size();
     if (n < 64) {
-        std::sort(first, first + n, by_rank);
+        std::copy(keys.begin(), keys.end(), out);
+        std::sort(out, out + n, by_rank);
         return;
     }
     constexpr int kShift = kBucketShift - 8;
     std::array<std::uint32_t, 257> start{};
-    for (std::size_t i = 0; i < n; ++i) ++start[((descending_key(first[i].logit) >> kShift) & 0xff) + 1];
+    for (const auto& key : keys) ++start[((descending_key(key.logit) >> kShift) & 0xff) + 1];
     for (std::size_t b = 0; b < 256; ++b) start[b + 1] += start[b];
-    temp.resize(n);
     std::array<std::uint32_t, 256> next{};
     std::copy(start.begin(), start.end() - 1, next.begin());
-    for (std::size_t i = 0; i < n; ++i) temp[next[(descending_key(first[i].logit) >> kShift) & 0xff]++] = first[i];
-    std::copy(temp.begin(), temp.begin() + static_cast<std::ptrdiff_t>(n), first);
+    for (const auto& key : keys) out[next[(descending_key(key.logit) >> kShift) & 0xff]++] = key;
     for (std::size_t b = 0; b < 256; ++b) {
-        if (start[b + 1] > start[b] + 1) std::sort(first + start[b], first + start[b + 1], by_rank);
+        if (start[b + 1] > start[b] + 1) std::sort(out + start[b], out + start[b + 1], by_rank);
     }
 }
 
@@ -382,11 +383,14 @@ const IdList& RowState::ranked(std::size_t count) {
             // The next bucket's ids (ascending) as keys after the ranked prefix, then sorted.
             const std::size_t begin = next_bucket_ == 0 ? 0 : bucket_ends_[next_bucket_ - 1];
             const std::size_t end = bucket_ends_[next_bucket_++];
+            auto& keys = t_working.key_temp;
+            keys.clear();
             for (std::size_t i = begin; i < end; ++i) {
                 const std::int32_t id = bucket_ids_[i];
-                rank_keys_.push_back(RankKey{logits_[static_cast<std::size_t>(id)], id});
+                keys.push_back(RankKey{logits_[static_cast<std::size_t>(id)], id});
             }
-            if (end > begin + 1) sort_bucket(rank_keys_.data() + begin, end - begin, t_working.key_temp);
+            rank_keys_.resize(end);
+            sort_bucket(keys, rank_keys_.data() + begin);
             ranked_count_ = end;
         }
     }

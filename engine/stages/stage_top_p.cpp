@@ -38,7 +38,7 @@ void contract(RowState& row, double p, StepReport& report, StageTrace& shown) {
         if (rank >= ranked->size()) {
             // Still far from p after the ranks so far (a broad row): ask for a
             // large block at once rather than growing block by block.
-            ranked = &row.ranked(mass < 0.5 * p ? std::max(rank + 1, n / 16) : rank + 1);
+            ranked = &row.ranked(mass < 0.5 * p ? std::max(rank + 1, n / 8) : rank + 1);
         }
         const std::int32_t id = (*ranked)[rank];
         // On a broad row the walk reads q at ids scattered over the row: ask
