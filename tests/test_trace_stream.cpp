@@ -238,6 +238,50 @@ private slots:
         }
 #endif
     }
+
+    // A trace at V = 10^6 with every stage on holds at most six row-sized f64
+    // arrays (8 MB each) besides its input: the stages' logits are shared
+    // until a stage writes them, and a row-sized q is computed only when read.
+    // Measured against the program tracing a three-id row, so its own memory
+    // cancels; the loaded input (one row of doubles) and 4 MiB for reading the
+    // file and the history are allowed on top. Before the shared snapshots the
+    // same run held about twelve arrays (116 MiB against 5 MiB).
+    void everyStageTraceHoldsSixRows() {
+#if !defined(__linux__) || defined(__SANITIZE_ADDRESS__)
+        QSKIP("the peak resident set is read with wait4, and means nothing under AddressSanitizer");
+#else
+        const std::size_t vocab = 1000000;
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        std::vector<double> logits(vocab);
+        std::mt19937_64 random(8);
+        std::normal_distribution<double> normal(0, 2);
+        for (auto& x : logits) x = normal(random);
+        const std::string path = dir.filePath("row.npy").toStdString();
+        write_file_bytes(path, encode_npy({vocab}, logits));
+        std::string history;
+        for (std::size_t i = 0; i < 1000; ++i) {
+            if (i > 0) history.push_back(',');
+            history += std::to_string((i * 7919) % vocab);
+        }
+        const ChildRun tiny = run_counting({"trace", "--values", "1,2,3", "--seed", "1"});
+        const ChildRun every = run_counting({"trace", "--logits", path, "--seed", "1", "--temperature", "0.7",
+                                             "--top-k", "50", "--top-p", "0.9", "--min-p", "0.05",
+                                             "--repetition-penalty", "1.1", "--presence-penalty", "0.2",
+                                             "--frequency-penalty", "0.1", "--output-ids", history});
+        QCOMPARE(tiny.exit_code, 0);
+        QCOMPARE(every.exit_code, 0);
+        const long row_kib = static_cast<long>(vocab * sizeof(double) / 1024);
+        const long bound_kib = (1 + 6) * row_kib + 4096;
+        qInfo() << "V" << vocab << "every stage" << every.peak_kib << "KiB, three ids" << tiny.peak_kib
+                << "KiB, input and six rows" << bound_kib << "KiB";
+        QVERIFY2(every.peak_kib - tiny.peak_kib <= bound_kib,
+                 qPrintable(QString("every stage %1 KiB, three ids %2 KiB: more than the input and six rows (%3 KiB)")
+                                .arg(every.peak_kib)
+                                .arg(tiny.peak_kib)
+                                .arg(bound_kib)));
+#endif
+    }
 };
 
 QTEST_GUILESS_MAIN(TraceStreamTest)

@@ -1,10 +1,71 @@
 #include "engine/core/trace.h"
 
 #include <algorithm>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
+#include "engine/core/row_math.h"
+
 namespace samplescope {
+
+struct StageProbs::Lazy {
+    std::shared_ptr<const Values> logits;
+    std::shared_ptr<const IdList> kept;
+    std::mutex mutex;
+    std::shared_ptr<const Values> values;  // set once, never reset
+};
+
+namespace {
+
+// Step 9 over the kept ids, as the reference computes it during a run: the
+// maximum and the sequential partition in ascending id order, then each
+// numerator over the partition.
+std::shared_ptr<const Values> softmax_over(const Values& logits, const IdList& kept) {
+    auto probs = std::make_shared<Values>(kept.size());
+    // The maximum, then each numerator and the partition in one loop (the
+    // same additions in the same order as softmax_sums).
+    const double max_logit = max_over_ids(logits.data(), kept.data(), static_cast<std::int64_t>(kept.size()));
+    double partition = 0.0;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        (*probs)[i] = softmax_numerator(logits[static_cast<std::size_t>(kept[i])], max_logit);
+        partition += (*probs)[i];
+    }
+    for (auto& q : *probs) q /= partition;
+    return probs;
+}
+
+}  // namespace
+
+StageProbs StageProbs::from_logits(std::shared_ptr<const Values> logits, std::shared_ptr<const IdList> kept) {
+    StageProbs probs;
+    probs.lazy_ = std::make_shared<Lazy>();
+    probs.lazy_->logits = std::move(logits);
+    probs.lazy_->kept = std::move(kept);
+    return probs;
+}
+
+const std::shared_ptr<const Values>& StageProbs::get() const {
+    if (held_ || !lazy_) return held_;
+    const std::lock_guard lock(lazy_->mutex);
+    if (!lazy_->values) lazy_->values = softmax_over(*lazy_->logits, *lazy_->kept);
+    return lazy_->values;
+}
+
+bool StageProbs::ready() const {
+    if (held_ || !lazy_) return true;
+    const std::lock_guard lock(lazy_->mutex);
+    return lazy_->values != nullptr;
+}
+
+std::shared_ptr<const Values> StageProbs::once() const {
+    if (held_ || !lazy_) return held_;
+    {
+        const std::lock_guard lock(lazy_->mutex);
+        if (lazy_->values) return lazy_->values;
+    }
+    return softmax_over(*lazy_->logits, *lazy_->kept);
+}
 
 double StageTrace::prob_of(std::int32_t id) const {
     if (!kept) return 0.0;

@@ -15,6 +15,38 @@ namespace samplescope {
 using IdList = std::vector<std::int32_t>;
 using Values = std::vector<double>;
 
+// A stage's q: softmax over its kept set at its logits, aligned with the kept
+// set. Held when the run computed it anyway (a truncated set, the final
+// distribution); for a row-sized stage (the raw logits, a penalty,
+// temperature) computed from the stage's logits and kept set the first time
+// it is read, with the same arithmetic as the run would have used, so the
+// same bits, and kept from then on. A trace at V = 10^6 then holds no
+// row-sized q that nobody reads. Reads from several threads are safe.
+class StageProbs {
+public:
+    StageProbs() = default;
+    // Held values (a null pointer: none).
+    StageProbs(std::shared_ptr<const Values> held) : held_(std::move(held)) {}  // NOLINT: stands in for the pointer
+    // Computed from `logits` (all V) over `kept` (ascending, finite) when first read.
+    static StageProbs from_logits(std::shared_ptr<const Values> logits, std::shared_ptr<const IdList> kept);
+
+    explicit operator bool() const { return held_ || lazy_; }
+    const Values& operator*() const { return *get(); }
+    const Values* operator->() const { return get().get(); }
+    // The values, computed now if they were not yet.
+    const std::shared_ptr<const Values>& get() const;
+    // Whether reading costs nothing (held, or computed before).
+    bool ready() const;
+    // The values for one look, without keeping them when they were not kept
+    // already (a reader that passes over each stage once, such as --full).
+    std::shared_ptr<const Values> once() const;
+
+private:
+    struct Lazy;
+    std::shared_ptr<const Values> held_;
+    std::shared_ptr<Lazy> lazy_;
+};
+
 struct StageTrace {
     Stage stage = Stage::Widen;
     bool active = false;
@@ -25,7 +57,7 @@ struct StageTrace {
     // are the ids with a finite logit.
     std::shared_ptr<const IdList> kept;
     // Softmax over `kept` at this stage, aligned with `kept` (sums to 1).
-    std::shared_ptr<const Values> probs;
+    StageProbs probs;
 
     // Thresholds, set on the stage that used them.
     std::optional<double> kth_logit;            // top-k: the k-th logit in rank order

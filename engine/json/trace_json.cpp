@@ -32,7 +32,7 @@ nlohmann::ordered_json stage_to_json(const StageTrace& stage, const TraceJsonOpt
     out["kept_count"] = stage.kept_count();
     if (info.truncates || stage.stage == Stage::Softmax || options.full) {
         out["kept"] = *stage.kept;
-        out["probs"] = *stage.probs;
+        out["probs"] = *stage.probs.once();  // a row-sized q computed for this write only
     }
     if (stage.kth_logit) out["kth_logit"] = *stage.kth_logit;
     if (stage.entropy) out["entropy"] = *stage.entropy;

@@ -15,9 +15,14 @@ namespace samplescope {
 void softmax_over_ids(const Values& logits, const IdList& ids, Values& probs, Arithmetic arithmetic) {
     probs.resize(ids.size());
     if (arithmetic == Arithmetic::F64) {
-        const SoftmaxSums sums = softmax_sums(logits.data(), ids.data(), static_cast<std::int64_t>(ids.size()));
-        for (std::size_t i = 0; i < ids.size(); ++i) probs[i] = softmax_numerator(logits[ids[i]], sums.max_logit);
-        for (auto& q : probs) q /= sums.partition;
+        // The numerators and their sum in one loop (softmax_sums' additions, in its order).
+        const double max_logit = max_over_ids(logits.data(), ids.data(), static_cast<std::int64_t>(ids.size()));
+        double partition = 0.0;
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            probs[i] = softmax_numerator(logits[static_cast<std::size_t>(ids[i])], max_logit);
+            partition += probs[i];
+        }
+        for (auto& q : probs) q /= partition;
         return;
     }
     double m = -HUGE_VAL;
@@ -58,12 +63,9 @@ namespace {
 // The working arrays of the last run on this thread, handed to the next one so
 // their pages stay mapped (see engine/base/buffer_pool.h).
 struct WorkingArrays {
-    Values logits;
-    Values numerators;
     IdList kept;
     IdList ranked;
     std::vector<RowState::RankKey> rank_keys;
-    Values spare;
     std::vector<std::uint32_t> bucket_ends;
     IdList bucket_ids;
     std::vector<std::uint64_t> marks;
@@ -143,30 +145,23 @@ RowState::RowState(const Pipeline& pipeline_in, const PipelineInput& input_in, b
       pipeline(pipeline_in), input(input_in), params(input_in.params), vocab(input_in.logits.size()),
       tracing(tracing_in && arithmetic_in == Arithmetic::F64), arithmetic(arithmetic_in),
       history(counted ? *counted : *own_history_) {
-    logits_.swap(t_working.logits);
-    numerators_.swap(t_working.numerators);
     kept_.swap(t_working.kept);
     ranked_.swap(t_working.ranked);
     rank_keys_.swap(t_working.rank_keys);
-    spare_.swap(t_working.spare);
     bucket_ends_.swap(t_working.bucket_ends);
     bucket_ids_.swap(t_working.bucket_ids);
-    logits_.assign(input.logits.begin(), input.logits.end());
-    finite_ids(logits_, kept_);
+    logits_ = pooled_doubles(vocab);
+    std::copy(input.logits.begin(), input.logits.end(), logits_->begin());
+    finite_ids(*logits_, kept_);
     any_joint_ = std::any_of(pipeline.steps.begin(), pipeline.steps.end(), [](const PipelineStep& s) { return s.joint; });
-    if (tracing) refresh_numerators({});
 }
 
 RowState::~RowState() {
-    t_working.logits.swap(logits_);
-    t_working.numerators.swap(numerators_);
     t_working.kept.swap(kept_);
     t_working.ranked.swap(ranked_);
     t_working.rank_keys.swap(rank_keys_);
     t_working.bucket_ends.swap(bucket_ends_);
     t_working.bucket_ids.swap(bucket_ids_);
-    // The array the penalised logits ended in, or the one never used.
-    t_working.spare.swap(penalised_.capacity() > spare_.capacity() ? penalised_ : spare_);
 }
 
 void RowState::begin_step(const PipelineStep& step, bool truncation_before) {
@@ -180,14 +175,14 @@ void RowState::begin_step(const PipelineStep& step, bool truncation_before) {
 void RowState::after_penalty(std::span<const std::int32_t> touched, const char* penalty) {
     bool dropped = false;
     for (const auto id : touched) {
-        const double x = logits_[static_cast<std::size_t>(id)];
+        const double x = (*logits_)[static_cast<std::size_t>(id)];
         const PenaltyOutcome outcome = penalty_outcome(x);
         if (outcome == PenaltyOutcome::Refused) throw penalty_overflow_error(penalty, id, x);
         dropped = dropped || (outcome == PenaltyOutcome::Dropped && std::binary_search(kept_.begin(), kept_.end(), id));
     }
     if (dropped) {
         const auto finite_end = std::remove_if(kept_.begin(), kept_.end(), [this](std::int32_t id) {
-            return !std::isfinite(logits_[static_cast<std::size_t>(id)]);
+            return !std::isfinite((*logits_)[static_cast<std::size_t>(id)]);
         });
         kept_.erase(finite_end, kept_.end());
         if (kept_.empty()) throw penalty_emptied_error(penalty);
@@ -197,25 +192,21 @@ void RowState::after_penalty(std::span<const std::int32_t> touched, const char* 
     kept_probs_valid_ = false;
     ranked_valid_ = false;
     penalised_sums_valid_ = false;
-    if (tracing) refresh_numerators(touched);
 }
 
-void RowState::own_penalised() {
-    if (penalised_.empty() && penalised_shared_) penalised_ = *penalised_shared_;
-    penalised_shared_.reset();
+Values& RowState::own(std::shared_ptr<Values>& array) {
+    // Copy on write: a trace's snapshot (or the penalised logits) may share it.
+    if (array.use_count() > 1) {
+        auto copy = pooled_doubles(array->size());
+        std::copy(array->begin(), array->end(), copy->begin());
+        array = std::move(copy);
+    }
+    return *array;
 }
 
 void RowState::split_penalised() {
     if (penalised_split_) return;
-    if (tracing && logits_snapshot_ && !logits_dirty_) {
-        penalised_shared_ = logits_snapshot_;
-    } else {
-        penalised_ = logits_;
-    }
-    if (numerators_valid_) {
-        penalised_sums_ = numerator_sums_;
-        penalised_sums_valid_ = true;
-    }
+    penalised_ = logits_;  // shared until either is written
     penalised_split_ = true;
 }
 
@@ -223,60 +214,53 @@ void RowState::scale(double temperature) {
     // Every id kept (so every id finite), in f64: the row is divided as one
     // contiguous array, a loop the compiler vectorises.
     const bool whole_row = kept_.size() == vocab && arithmetic == Arithmetic::F64;
-    const bool shares_snapshot = tracing && logits_snapshot_ && !logits_dirty_;
     // The unscaled logits, for an overflow's message: kept by the split, or
     // their largest |l| taken before scaling in place.
     const Values* unscaled = nullptr;
     double largest = 0.0;
-    if (whole_row && !penalised_split_ && !shares_snapshot) {
+    if (whole_row && !penalised_split_) {
         // The penalised logits stay in their array, which becomes penalised_;
-        // the scaled ones are written into the other instead of copying first.
-        penalised_.swap(logits_);
-        logits_.swap(spare_);
-        logits_.resize(vocab);
-        if (numerators_valid_) {
-            penalised_sums_ = numerator_sums_;
-            penalised_sums_valid_ = true;
-        }
-        penalised_split_ = true;
-        unscaled = &penalised_;
-        const double* from = penalised_.data();
-        double* to = logits_.data();
+        // the scaled ones are written into a new one instead of copying first.
+        split_penalised();
+        unscaled = penalised_.get();
+        auto scaled = pooled_doubles(vocab);
+        const double* from = penalised_->data();
+        double* to = scaled->data();
         for (std::size_t i = 0; i < vocab; ++i) to[i] = apply_temperature(from[i], temperature);
+        logits_ = std::move(scaled);
     } else {
         if (penalised_split_) {
-            for (const auto id : kept_) largest = std::max(largest, std::fabs(logits_[static_cast<std::size_t>(id)]));
+            for (const auto id : kept_) largest = std::max(largest, std::fabs((*logits_)[static_cast<std::size_t>(id)]));
         } else {
             split_penalised();
-            unscaled = penalised_shared_ ? penalised_shared_.get() : &penalised_;
+            unscaled = penalised_.get();
         }
+        Values& l = own(logits_);
         if (whole_row) {
-            double* l = logits_.data();
             for (std::size_t i = 0; i < vocab; ++i) l[i] = apply_temperature(l[i], temperature);
         } else {
             for (const auto id : kept_) {
-                auto& l = logits_[static_cast<std::size_t>(id)];
-                l = r(apply_temperature(l, temperature));
+                auto& x = l[static_cast<std::size_t>(id)];
+                x = r(apply_temperature(x, temperature));
             }
         }
     }
     // A finite l over T > 0 is never NaN, so only |l / T| = inf is refused.
+    const Values& l = *logits_;
     const double largest_scaled =
-        whole_row ? row_max_abs(logits_.data(), static_cast<std::int64_t>(vocab))
-                  : max_abs_over_ids(logits_.data(), kept_.data(), static_cast<std::int64_t>(kept_.size()));
+        whole_row ? row_max_abs(l.data(), static_cast<std::int64_t>(vocab))
+                  : max_abs_over_ids(l.data(), kept_.data(), static_cast<std::int64_t>(kept_.size()));
     if (!std::isfinite(largest_scaled)) {
         if (unscaled) {
             for (const auto id : kept_) largest = std::max(largest, std::fabs((*unscaled)[static_cast<std::size_t>(id)]));
         }
         for (const auto id : kept_) {
-            if (!std::isfinite(logits_[static_cast<std::size_t>(id)])) throw temperature_overflow_error(temperature, id, largest);
+            if (!std::isfinite(l[static_cast<std::size_t>(id)])) throw temperature_overflow_error(temperature, id, largest);
         }
     }
     logits_dirty_ = true;
     kept_probs_valid_ = false;
     ranked_valid_ = false;
-    numerators_valid_ = false;
-    if (tracing) refresh_numerators({});
 }
 
 void RowState::set_kept(IdList kept) {
@@ -322,31 +306,38 @@ void RowState::keep_ranked_prefix(std::size_t count) {
 std::shared_ptr<const Values> RowState::shared_kept_probs() {
     if (!kept_probs_valid_) {
         std::shared_ptr<Values> probs;
-        if (kept_is_finite_ && numerators_valid_) {
-            // The whole row's numerators over their sum: the same arithmetic
-            // as softmax_over_ids on every finite id, without a second exp pass.
-            probs = pooled_doubles(kept_.size());
-            const double z = numerator_sums_.partition;
+        if (arithmetic == Arithmetic::F64) {
+            // Step 9 over the kept set (as StageProbs computes it from a trace).
+            const Values& l = *logits_;
+            const std::size_t n = kept_.size();
+            probs = pooled_doubles(n);
             double* q = probs->data();
-            if (kept_.size() == numerators_.size()) {
-                const double* e = numerators_.data();
-                for (std::size_t i = 0; i < kept_.size(); ++i) q[i] = e[i] / z;
+            // The maximum, then each numerator and the partition in one loop
+            // (the same additions in the same order as softmax_sums).
+            SoftmaxSums sums{0.0, 0.0};
+            if (n == vocab) {
+                sums.max_logit = row_max(l.data(), static_cast<std::int64_t>(n));
+                for (std::size_t i = 0; i < n; ++i) {
+                    q[i] = softmax_numerator(l[i], sums.max_logit);
+                    sums.partition += q[i];
+                }
             } else {
-                for (std::size_t i = 0; i < kept_.size(); ++i) q[i] = numerators_[static_cast<std::size_t>(kept_[i])] / z;
+                sums.max_logit = max_over_ids(l.data(), kept_.data(), static_cast<std::int64_t>(n));
+                for (std::size_t i = 0; i < n; ++i) {
+                    q[i] = softmax_numerator(l[static_cast<std::size_t>(kept_[i])], sums.max_logit);
+                    sums.partition += q[i];
+                }
             }
-        } else if (numerators_valid_ &&
-                   max_over_ids(logits_.data(), kept_.data(), static_cast<std::int64_t>(kept_.size())) ==
-                       numerator_sums_.max_logit) {
-            // A truncated set that kept the row's maximum: its numerators
-            // exp(l - M) are the row's, so only their sum in id order is new.
-            probs = pooled_doubles(kept_.size());
-            double z = 0.0;
-            for (const auto id : kept_) z += numerators_[static_cast<std::size_t>(id)];
-            double* q = probs->data();
-            for (std::size_t i = 0; i < kept_.size(); ++i) q[i] = numerators_[static_cast<std::size_t>(kept_[i])] / z;
+            for (std::size_t i = 0; i < n; ++i) q[i] /= sums.partition;
+            // Before any truncation or split, these sums are the logprob's
+            // too: the finite ids of the penalised row (a -inf adds +0).
+            if (kept_is_finite_ && !penalised_split_) {
+                penalised_sums_ = sums;
+                penalised_sums_valid_ = true;
+            }
         } else {
             probs = pooled_doubles();
-            softmax_over_ids(logits_, kept_, *probs, arithmetic);
+            softmax_over_ids(*logits_, kept_, *probs, arithmetic);
         }
         kept_probs_ = std::move(probs);
         kept_probs_valid_ = true;
@@ -387,7 +378,7 @@ const IdList& RowState::ranked(std::size_t count) {
             keys.clear();
             for (std::size_t i = begin; i < end; ++i) {
                 const std::int32_t id = bucket_ids_[i];
-                keys.push_back(RankKey{logits_[static_cast<std::size_t>(id)], id});
+                keys.push_back(RankKey{(*logits_)[static_cast<std::size_t>(id)], id});
             }
             rank_keys_.resize(end);
             sort_bucket(keys, rank_keys_.data() + begin);
@@ -410,7 +401,7 @@ void RowState::bucket_keys() {
     const std::size_t n = kept_.size();
     const bool whole_row = n == vocab;
     for (std::size_t i = 0; i < n; ++i) {
-        ++ends[bucket_of(whole_row ? logits_[i] : logits_[static_cast<std::size_t>(kept_[i])])];
+        ++ends[bucket_of(whole_row ? (*logits_)[i] : (*logits_)[static_cast<std::size_t>(kept_[i])])];
     }
     std::uint32_t total = 0;
     for (auto& e : ends) {
@@ -421,7 +412,7 @@ void RowState::bucket_keys() {
     bucket_ids_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         const std::int32_t id = kept_[i];
-        bucket_ids_[ends[bucket_of(logits_[static_cast<std::size_t>(id)])]++] = id;
+        bucket_ids_[ends[bucket_of((*logits_)[static_cast<std::size_t>(id)])]++] = id;
     }
     rank_keys_.clear();
     ranked_.clear();
@@ -454,9 +445,21 @@ void RowState::select_first(std::size_t count) {
         if (rank_keys_.size() == capacity) cut_back();
     };
     if (kept_.size() == vocab) {
-        for (std::size_t i = 0; i < vocab; ++i) consider(logits_[i], static_cast<std::int32_t>(i));
+        const double* l = logits_->data();
+        std::size_t i = 0;
+        for (; i < vocab && !cut; ++i) consider(l[i], static_cast<std::int32_t>(i));
+        // After the first cut nearly every id ranks after the worst kept: four
+        // at a time are passed over by one comparison with its logit.
+        while (i < vocab) {
+            if (i + 4 <= vocab && std::max(std::max(l[i], l[i + 1]), std::max(l[i + 2], l[i + 3])) < worst.logit) {
+                i += 4;
+                continue;
+            }
+            consider(l[i], static_cast<std::int32_t>(i));
+            ++i;
+        }
     } else {
-        for (const auto id : kept_) consider(logits_[static_cast<std::size_t>(id)], id);
+        for (const auto id : kept_) consider((*logits_)[static_cast<std::size_t>(id)], id);
     }
     if (rank_keys_.size() > count) cut_back();
     std::sort(rank_keys_.begin(), rank_keys_.end(), by_rank);
@@ -465,38 +468,10 @@ void RowState::select_first(std::size_t count) {
 
 // ---- for the runner -----------------------------------------------------------
 
-void RowState::refresh_numerators(std::span<const std::int32_t> touched) {
-    // Keeps exp(l - M) for the whole row, M the row's max, and their sequential
-    // sum. After a penalty that left M unchanged only the touched ids need a
-    // new exp; every other numerator is the same computation.
-    const SoftmaxSums previous = numerator_sums_;
-    const std::size_t n = logits_.size();
-    const double m = row_max(logits_.data(), static_cast<std::int64_t>(n));
-    double z = 0.0;
-    if (numerators_valid_ && !touched.empty() && m == previous.max_logit) {
-        for (const auto id : touched) {
-            numerators_[static_cast<std::size_t>(id)] = softmax_numerator(logits_[static_cast<std::size_t>(id)], m);
-        }
-        for (std::size_t i = 0; i < n; ++i) z += numerators_[i];
-    } else {
-        // The exp pass and the sum in one loop (the same additions in the same order).
-        numerators_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const double e = softmax_numerator(logits_[i], m);
-            numerators_[i] = e;
-            z += e;
-        }
-    }
-    numerator_sums_ = SoftmaxSums{m, z};
-    numerators_valid_ = true;
-}
-
 void RowState::snapshot(StageTrace& out) {
     const bool changed = logits_dirty_ || kept_dirty_ || !probs_snapshot_;
     if (logits_dirty_ || !logits_snapshot_) {
-        auto logits = pooled_doubles();
-        logits->assign(logits_.begin(), logits_.end());
-        logits_snapshot_ = std::move(logits);
+        logits_snapshot_ = logits_;  // shared: the next write copies (own)
         logits_dirty_ = false;
     }
     if (kept_dirty_ || !kept_snapshot_) {
@@ -505,27 +480,25 @@ void RowState::snapshot(StageTrace& out) {
         kept_snapshot_ = std::move(kept);
         kept_dirty_ = false;
     }
-    if (changed) probs_snapshot_ = shared_kept_probs();
+    if (changed) {
+        // q held when it is at hand or cheap (a truncated set) or wanted next
+        // (the final distribution); a row-sized q is left for the trace's
+        // reader to compute, from the same logits and kept set.
+        const bool eager = kept_probs_valid_ || kept_.size() * 16 <= vocab || out.stage == Stage::Softmax;
+        probs_snapshot_ = eager ? StageProbs(shared_kept_probs()) : StageProbs::from_logits(logits_snapshot_, kept_snapshot_);
+    }
     if (!out.logits) out.logits = logits_snapshot_;
     if (!out.kept) out.kept = kept_snapshot_;
     if (!out.probs) out.probs = probs_snapshot_;
 }
 
 double RowState::contract_logprob(std::int32_t token) {
-    const Values& values = !penalised_split_ ? logits_ : (penalised_shared_ ? *penalised_shared_ : penalised_);
-    SoftmaxSums sums{};
-    if (penalised_split_ && penalised_sums_valid_) {
-        sums = penalised_sums_;
-    } else if (!penalised_split_ && numerators_valid_) {
-        sums = numerator_sums_;
-    } else {
-        sums = row_softmax_sums(values.data(), static_cast<std::int64_t>(values.size()));
-        if (penalised_split_) {
-            penalised_sums_ = sums;
-            penalised_sums_valid_ = true;
-        }
+    const Values& values = penalised_split_ ? *penalised_ : *logits_;
+    if (!penalised_sums_valid_) {
+        penalised_sums_ = row_softmax_sums(values.data(), static_cast<std::int64_t>(values.size()));
+        penalised_sums_valid_ = true;
     }
-    return log_softmax_at(values[static_cast<std::size_t>(token)], sums.max_logit, sums.partition);
+    return log_softmax_at(values[static_cast<std::size_t>(token)], penalised_sums_.max_logit, penalised_sums_.partition);
 }
 
 }  // namespace samplescope

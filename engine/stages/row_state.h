@@ -84,7 +84,7 @@ public:
     // A result as this run's arithmetic holds it (see in_arithmetic).
     double r(double x) const { return in_arithmetic(arithmetic, x); }
 
-    const Values& logits() const { return logits_; }
+    const Values& logits() const { return *logits_; }
     const IdList& kept() const { return kept_; }
     // The ids the current truncation step decides on: the kept set, or for a
     // joint step the set the first step of its group saw.
@@ -106,11 +106,12 @@ public:
     // (naming the first such id of `ids`) and drops ids pushed to -inf.
     template <class Apply>
     void penalise(std::span<const std::int32_t> ids, const char* penalty, Apply apply) {
-        if (penalised_split_) own_penalised();
+        Values& l = own(logits_);
+        Values* penalised = penalised_split_ ? &own(penalised_) : nullptr;
         for (std::size_t i = 0; i < ids.size(); ++i) {
             const auto id = static_cast<std::size_t>(ids[i]);
-            logits_[id] = r(apply(logits_[id], i));
-            if (penalised_split_) penalised_[id] = r(apply(penalised_[id], i));
+            l[id] = r(apply(l[id], i));
+            if (penalised) (*penalised)[id] = r(apply((*penalised)[id], i));
         }
         after_penalty(ids, penalty);
     }
@@ -139,19 +140,18 @@ public:
     double contract_logprob(std::int32_t token);
 
 private:
-    void own_penalised();
+    static Values& own(std::shared_ptr<Values>& array);
     void after_penalty(std::span<const std::int32_t> touched, const char* penalty);
     void split_penalised();
-    void refresh_numerators(std::span<const std::int32_t> touched);
     void select_first(std::size_t count);
     void bucket_keys();
 
-    Values logits_;
+    // The current logits, shared with a trace's snapshot until written.
+    std::shared_ptr<Values> logits_;
     IdList kept_;
     IdList group_input_;
     bool joint_ = false;
-    Values penalised_;  // the penalised logits, once a later step changed logits_ (else logits_ is them)
-    std::shared_ptr<const Values> penalised_shared_;  // the same, shared from a trace's snapshot until a penalty needs a copy
+    std::shared_ptr<Values> penalised_;  // the penalised logits, once a later step changed logits_ (else logits_ is them)
     bool penalised_split_ = false;
     bool kept_is_finite_ = true;  // no truncation yet: kept_ holds every finite id
 
@@ -170,10 +170,6 @@ private:
     IdList bucket_ids_;
     std::vector<std::uint32_t> bucket_ends_;
     std::size_t next_bucket_ = 0;
-    Values spare_;  // a row-sized array for scale() to write into
-    Values numerators_;  // exp(l - M) over the whole row (traced runs only)
-    SoftmaxSums numerator_sums_{0.0, 0.0};
-    bool numerators_valid_ = false;
     SoftmaxSums penalised_sums_{0.0, 0.0};
     bool penalised_sums_valid_ = false;
 
@@ -182,7 +178,7 @@ private:
     bool kept_dirty_ = true;
     std::shared_ptr<const Values> logits_snapshot_;
     std::shared_ptr<const IdList> kept_snapshot_;
-    std::shared_ptr<const Values> probs_snapshot_;
+    StageProbs probs_snapshot_;
 };
 
 }  // namespace samplescope

@@ -21,6 +21,8 @@ SamplingOutcome runSamplingJob(SamplingJob job) {
         auto view = std::make_shared<TraceView>();
         view->generation = job.generation;
         view->trace = std::make_shared<const SampleTrace>(job.request.step(*job.logits));
+        // Every stage's q here, off the GUI thread (a trace leaves a row-sized q to its reader).
+        for (const auto& stage : view->trace->stages) (void)stage.probs.get();
         view->raw_logits = job.logits;
         view->labels = job.labels;
         view->top_n = job.top_n;
