@@ -63,52 +63,50 @@ void advise_huge_pages(const double* data, std::size_t count) {
 #endif
 }
 
-// Appends `count` elements that lie back to back in the file from `reader`'s
-// position to `values` (whose capacity is reserved already). Each 32 KiB piece
-// is decoded into a scratch block that stays in L1, checked there for NaN and
-// +inf (`first_bad` receives the index in `values` of the first, unless set
-// already), then copied on: the result is never value-initialised first,
-// which cost a zeroing pass over all of it.
-void append_run(SequentialReader& reader, ElementFormat format, std::uint64_t count, std::vector<double>& values,
-                std::size_t& first_bad) {
+// Decodes `count` elements that lie back to back in the file from `reader`'s
+// position in pieces of at most 4,096, a scratch block that stays in L1, and
+// hands each to `use(piece, size, offset)`, offset counting the elements
+// before it.
+template <class Use>
+void decode_run(SequentialReader& reader, ElementFormat format, std::uint64_t count, Use use) {
     const std::size_t size = element_size(format.type);
     const std::size_t per_take = std::max<std::size_t>(1, reader.window() / size);
     double scratch[4096];
+    std::size_t offset = 0;
     while (count > 0) {
         const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(count, per_take));
         const std::byte* bytes = reader.take(n * size, "data");
         for (std::size_t done = 0; done < n;) {
             const std::size_t piece = std::min<std::size_t>(n - done, std::size(scratch));
             decode_elements(bytes + done * size, piece, format, scratch);
-            if (first_bad == kAllFinite) {
-                const std::size_t at = first_not_finite(scratch, piece);
-                if (at != piece) first_bad = values.size() + at;
-            }
-            values.insert(values.end(), scratch, scratch + piece);
+            use(static_cast<const double*>(scratch), piece, offset + done);
             done += piece;
         }
+        offset += n;
         count -= n;
     }
 }
 
-// Copies `count` elements that lie back to back in the file from `reader`'s
-// position to out[0], out[stride], out[2 * stride], ... (Fortran order).
-void scatter_run(SequentialReader& reader, ElementFormat format, std::uint64_t count, double* out, std::size_t stride) {
-    const std::size_t size = element_size(format.type);
-    const std::size_t per_take = std::max<std::size_t>(1, reader.window() / size);
-    double scratch[4096];
-    while (count > 0) {
-        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(count, per_take));
-        const std::byte* bytes = reader.take(n * size, "data");
-        for (std::size_t done = 0; done < n;) {
-            const std::size_t piece = std::min<std::size_t>(n - done, std::size(scratch));
-            decode_elements(bytes + done * size, piece, format, scratch);
-            for (std::size_t i = 0; i < piece; ++i) out[(done + i) * stride] = scratch[i];
-            done += piece;
+// Appends the elements to `values` (whose capacity is reserved already), each
+// piece checked for NaN and +inf while it is in L1 (`first_bad` receives the
+// index in `values` of the first, unless set already): the result is never
+// value-initialised first, which cost a zeroing pass over all of it.
+void append_run(SequentialReader& reader, ElementFormat format, std::uint64_t count, std::vector<double>& values,
+                std::size_t& first_bad) {
+    decode_run(reader, format, count, [&](const double* piece, std::size_t n, std::size_t) {
+        if (first_bad == kAllFinite) {
+            const std::size_t at = first_not_finite(piece, n);
+            if (at != n) first_bad = values.size() + at;
         }
-        out += n * stride;
-        count -= n;
-    }
+        values.insert(values.end(), piece, piece + n);
+    });
+}
+
+// Copies the elements to out[0], out[stride], out[2 * stride], ... (Fortran order).
+void scatter_run(SequentialReader& reader, ElementFormat format, std::uint64_t count, double* out, std::size_t stride) {
+    decode_run(reader, format, count, [&](const double* piece, std::size_t n, std::size_t offset) {
+        for (std::size_t i = 0; i < n; ++i) out[(offset + i) * stride] = piece[i];
+    });
 }
 
 }  // namespace
