@@ -190,6 +190,7 @@ void RowState::after_penalty(std::span<const std::int32_t> touched, const char* 
     }
     logits_dirty_ = true;
     kept_probs_valid_ = false;
+    numerators_.reset();
     ranked_valid_ = false;
     penalised_sums_valid_ = false;
 }
@@ -260,6 +261,7 @@ void RowState::scale(double temperature) {
     }
     logits_dirty_ = true;
     kept_probs_valid_ = false;
+    numerators_.reset();
     ranked_valid_ = false;
 }
 
@@ -315,20 +317,36 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
             // The maximum, then each numerator and the partition in one loop
             // (the same additions in the same order as softmax_sums).
             SoftmaxSums sums{0.0, 0.0};
+            bool normalised = true;
             if (n == vocab) {
+                // The numerators are kept (until the logits change): a
+                // truncated set that keeps the maximum has the same ones.
                 sums.max_logit = row_max(l.data(), static_cast<std::int64_t>(n));
+                numerators_ = pooled_doubles(n);
+                double* e = numerators_->data();
                 for (std::size_t i = 0; i < n; ++i) {
-                    q[i] = softmax_numerator(l[i], sums.max_logit);
-                    sums.partition += q[i];
+                    e[i] = softmax_numerator(l[i], sums.max_logit);
+                    sums.partition += e[i];
                 }
+                numerators_max_ = sums.max_logit;
+                for (std::size_t i = 0; i < n; ++i) q[i] = e[i] / sums.partition;
+            } else if (numerators_ &&
+                       max_over_ids(l.data(), kept_.data(), static_cast<std::int64_t>(n)) == numerators_max_) {
+                const double* e = numerators_->data();
+                sums.max_logit = numerators_max_;
+                for (std::size_t i = 0; i < n; ++i) sums.partition += e[static_cast<std::size_t>(kept_[i])];
+                for (std::size_t i = 0; i < n; ++i) q[i] = e[static_cast<std::size_t>(kept_[i])] / sums.partition;
             } else {
                 sums.max_logit = max_over_ids(l.data(), kept_.data(), static_cast<std::int64_t>(n));
                 for (std::size_t i = 0; i < n; ++i) {
                     q[i] = softmax_numerator(l[static_cast<std::size_t>(kept_[i])], sums.max_logit);
                     sums.partition += q[i];
                 }
+                normalised = false;
             }
-            for (std::size_t i = 0; i < n; ++i) q[i] /= sums.partition;
+            if (!normalised) {
+                for (std::size_t i = 0; i < n; ++i) q[i] /= sums.partition;
+            }
             // Before any truncation or split, these sums are the logprob's
             // too: the finite ids of the penalised row (a -inf adds +0).
             if (kept_is_finite_ && !penalised_split_) {

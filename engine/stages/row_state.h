@@ -158,6 +158,10 @@ private:
     // Caches.
     std::shared_ptr<Values> kept_probs_;  // pooled; a new one whenever the kept set or the logits change
     bool kept_probs_valid_ = false;
+    // exp(l - M) over the whole row from the last q over every id, M the
+    // row's maximum (none once the logits change).
+    std::shared_ptr<Values> numerators_;
+    double numerators_max_ = 0.0;
     bool any_joint_ = false;
     IdList ranked_;
     std::vector<RankKey> rank_keys_;  // the kept ids with their logits, in ranked_'s order
