@@ -1,10 +1,10 @@
 // The row as the stage units see and change it during one run of a pipeline:
 // the current logits, the kept set, the penalised logits the logprob needs,
 // the ids the current truncation step decides on, and the caches that let a
-// trace at V = 128,256 stay cheap (a lazily extended rank order, the softmax
-// numerators of the whole row). Units change the row only through the
-// methods below, so the runner knows what each stage changed and records
-// only that.
+// trace at V = 128,256 stay cheap (a lazily extended rank order, the whole
+// row's softmax numerators once computed, logits shared with the trace's
+// snapshots until written). Units change the row only through the methods
+// below, so the runner knows what each stage changed and records only that.
 #pragma once
 
 #include <cmath>
