@@ -47,7 +47,7 @@ build() {
     # The GPU of this machine when one answers, else the H200's sm_90.
     arch=${SAMPLESCOPE_CUDA_ARCH:-native}
     if [ "$arch" = native ] && ! nvidia-smi >/dev/null 2>&1; then arch=sm_90; fi
-    local flags=(-std=c++20 -O3 -DNDEBUG -DSAMPLESCOPE_WITH_CUDA=1 -I. -isystem "$include" -isystem "$cuda_home/include"
+    local flags=(-std=c++20 -O3 -DNDEBUG -ffp-contract=off -DSAMPLESCOPE_WITH_CUDA=1 -I. -isystem "$include" -isystem "$cuda_home/include"
                  -MMD)
     # Everything the CLI links: the engine, the batch engine and its tools, the options, the commands.
     local sources

@@ -13,9 +13,29 @@ namespace samplescope {
 // Step 2 (HF semantics): divide positive logits by r, multiply the others.
 SS_HD inline double apply_repetition_penalty(double logit, double r) { return logit > 0.0 ? logit / r : logit * r; }
 
+// A product and a difference rounded one at a time, on the device too: nvcc
+// (by default --fmad=true) may fuse a * b - c into one fused multiply-add,
+// which rounds once where the host rounds twice, so the GPU's penalised
+// logits differed from the reference's by an ulp. The _rn intrinsics are
+// never contracted; host code is built with -ffp-contract=off.
+SS_HD inline double mul_rounded(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+SS_HD inline double sub_rounded(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+
 // Step 3 (OpenAI semantics): an id generated count > 0 times.
 SS_HD inline double apply_presence_frequency(double logit, double count, double frequency, double presence) {
-    return logit - frequency * count - presence;
+    return sub_rounded(sub_rounded(logit, mul_rounded(frequency, count)), presence);
 }
 
 // Step 5.
