@@ -98,6 +98,19 @@ SS_HD inline SoftmaxSums softmax_sums(const double* logits, const std::int32_t* 
     return sums;
 }
 
+// Step 9 into q[0..size), aligned with `ids` (ascending): the maximum, each
+// numerator and the partition in one loop (softmax_sums' additions, in its
+// order), then each quotient. Returns the sums.
+SS_HD inline SoftmaxSums softmax_into(const double* logits, const std::int32_t* ids, std::int64_t size, double* q) {
+    SoftmaxSums sums{max_over_ids(logits, ids, size), 0.0};
+    for (std::int64_t i = 0; i < size; ++i) {
+        q[i] = softmax_numerator(logits[ids[i]], sums.max_logit);
+        sums.partition += q[i];
+    }
+    for (std::int64_t i = 0; i < size; ++i) q[i] /= sums.partition;
+    return sums;
+}
+
 // The same over a whole row: -inf ids add exp(-inf) = +0, which leaves a
 // sequential sum unchanged bit for bit, so this equals softmax_sums over the
 // finite ids.

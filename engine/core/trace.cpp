@@ -23,15 +23,7 @@ namespace {
 // numerator over the partition.
 std::shared_ptr<const Values> softmax_over(const Values& logits, const IdList& kept) {
     auto probs = std::make_shared<Values>(kept.size());
-    // The maximum, then each numerator and the partition in one loop (the
-    // same additions in the same order as softmax_sums).
-    const double max_logit = max_over_ids(logits.data(), kept.data(), static_cast<std::int64_t>(kept.size()));
-    double partition = 0.0;
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-        (*probs)[i] = softmax_numerator(logits[static_cast<std::size_t>(kept[i])], max_logit);
-        partition += (*probs)[i];
-    }
-    for (auto& q : *probs) q /= partition;
+    softmax_into(logits.data(), kept.data(), static_cast<std::int64_t>(kept.size()), probs->data());
     return probs;
 }
 

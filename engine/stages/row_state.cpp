@@ -15,14 +15,7 @@ namespace samplescope {
 void softmax_over_ids(const Values& logits, const IdList& ids, Values& probs, Arithmetic arithmetic) {
     probs.resize(ids.size());
     if (arithmetic == Arithmetic::F64) {
-        // The numerators and their sum in one loop (softmax_sums' additions, in its order).
-        const double max_logit = max_over_ids(logits.data(), ids.data(), static_cast<std::int64_t>(ids.size()));
-        double partition = 0.0;
-        for (std::size_t i = 0; i < ids.size(); ++i) {
-            probs[i] = softmax_numerator(logits[static_cast<std::size_t>(ids[i])], max_logit);
-            partition += probs[i];
-        }
-        for (auto& q : probs) q /= partition;
+        softmax_into(logits.data(), ids.data(), static_cast<std::int64_t>(ids.size()), probs.data());
         return;
     }
     double m = -HUGE_VAL;
@@ -314,10 +307,9 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
             const std::size_t n = kept_.size();
             probs = pooled_doubles(n);
             double* q = probs->data();
-            // The maximum, then each numerator and the partition in one loop
-            // (the same additions in the same order as softmax_sums).
+            // The same arithmetic as softmax_into; over every id the
+            // numerators are kept for the truncated sets that follow.
             SoftmaxSums sums{0.0, 0.0};
-            bool normalised = true;
             if (n == vocab) {
                 // The numerators are kept (until the logits change): a
                 // truncated set that keeps the maximum has the same ones.
@@ -337,15 +329,7 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
                 for (std::size_t i = 0; i < n; ++i) sums.partition += e[static_cast<std::size_t>(kept_[i])];
                 for (std::size_t i = 0; i < n; ++i) q[i] = e[static_cast<std::size_t>(kept_[i])] / sums.partition;
             } else {
-                sums.max_logit = max_over_ids(l.data(), kept_.data(), static_cast<std::int64_t>(n));
-                for (std::size_t i = 0; i < n; ++i) {
-                    q[i] = softmax_numerator(l[static_cast<std::size_t>(kept_[i])], sums.max_logit);
-                    sums.partition += q[i];
-                }
-                normalised = false;
-            }
-            if (!normalised) {
-                for (std::size_t i = 0; i < n; ++i) q[i] /= sums.partition;
+                sums = softmax_into(l.data(), kept_.data(), static_cast<std::int64_t>(n), q);
             }
             // Before any truncation or split, these sums are the logprob's
             // too: the finite ids of the penalised row (a -inf adds +0).
