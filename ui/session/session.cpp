@@ -224,6 +224,26 @@ void Session::skipDraws(std::uint64_t n) {
     emit historyChanged();
 }
 
+Session::State Session::state() const {
+    return State{logits_, labels_, vocabulary_, label_warnings_, matrix_, matrix_row_, source_, request_, mirostat_mu_};
+}
+
+void Session::restore(const State& state) {
+    logits_ = state.logits;
+    labels_ = state.labels;
+    vocabulary_ = state.vocabulary;
+    label_warnings_ = state.label_warnings;
+    matrix_ = state.matrix;
+    matrix_row_ = state.matrix_row;
+    source_ = state.source;
+    request_ = state.request;
+    mirostat_mu_ = state.mirostat_mu;
+    emit logitsChanged();
+    emit labelsChanged();
+    emit paramsChanged();
+    emit historyChanged();
+}
+
 void Session::resetRequest() {
     request_.reset();
     mirostat_mu_.reset();

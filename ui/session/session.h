@@ -74,6 +74,23 @@ public:
     const Request& request() const { return request_; }
     const SamplingParams& params() const { return request_.params(); }
 
+    // Everything the user can change, as one value (the arrays are shared, so
+    // a state costs little): what undo and redo go back and forth between.
+    struct State {
+        std::shared_ptr<const std::vector<double>> logits;
+        std::shared_ptr<const TokenLabels> labels;
+        std::shared_ptr<const Vocabulary> vocabulary;
+        std::vector<std::string> label_warnings;
+        std::shared_ptr<const LogitsMatrix> matrix;
+        std::size_t matrix_row = 0;
+        QString source;
+        Request request;
+        std::optional<double> mirostat_mu;
+    };
+    State state() const;
+    // Puts a state back whole and tells every listener, as a change of each part would.
+    void restore(const State& state);
+
 signals:
     void logitsChanged();
     void paramsChanged();
