@@ -9,6 +9,7 @@
 
 #include "engine/base/input_error.h"
 #include "engine/core/token_history.h"
+#include "engine/io/token_display.h"
 
 namespace samplescope::ui {
 
@@ -22,6 +23,42 @@ QString joinIds(const std::vector<std::int64_t>& ids) {
     QStringList parts;
     for (const auto id : ids) parts << QString::number(id);
     return parts.join(QStringLiteral(", "));
+}
+
+// The tokens shown as text at most: the end of a long request.
+constexpr std::size_t kTextTokens = 160;
+
+// The bytes of ids [from, to) decoded as UTF-8 (a character split across two
+// tokens joins up), HTML-escaped with its whitespace kept.
+QString decoded(const Vocabulary& vocabulary, const std::vector<std::int64_t>& ids, std::size_t from, std::size_t to) {
+    std::string bytes;
+    for (std::size_t i = from; i < to; ++i) {
+        const auto id = static_cast<std::size_t>(ids[i]);
+        if (id < vocabulary.pieces.size() && (vocabulary.defined.empty() || vocabulary.defined[id])) {
+            bytes += vocabulary.special.size() > id && vocabulary.special[id] ? vocabulary.pieces[id]
+                                                                              : token_bytes(vocabulary.pieces[id], vocabulary.encoding);
+        } else {
+            bytes += "[tok_" + std::to_string(id) + "]";
+        }
+    }
+    return QString::fromUtf8(bytes.data(), static_cast<qsizetype>(bytes.size())).toHtmlEscaped();
+}
+
+QString decodedHistory(const Request& request, const Vocabulary& vocabulary) {
+    const auto& prompt = request.prompt_ids();
+    const auto& output = request.output_ids();
+    const std::size_t output_from = output.size() > kTextTokens ? output.size() - kTextTokens : 0;
+    const std::size_t prompt_room = kTextTokens - (output.size() - output_from);
+    const std::size_t prompt_from = prompt.size() > prompt_room ? prompt.size() - prompt_room : 0;
+    QString html = QStringLiteral("<span style='white-space: pre-wrap'>");
+    if (prompt_from > 0 || output_from > 0) html += QStringLiteral("... ");
+    html += QStringLiteral("<span style='color:#777777'>%1</span>").arg(decoded(vocabulary, prompt, prompt_from, prompt.size()));
+    if (!output.empty()) {
+        html += decoded(vocabulary, output, output_from, output.size() - 1);
+        html += QStringLiteral("<span style='background:#FFE08A'>%1</span>")
+                    .arg(decoded(vocabulary, output, output.size() - 1, output.size()));
+    }
+    return html + QStringLiteral("</span>");
 }
 
 }  // namespace
@@ -40,6 +77,8 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QGroupBox(QStringLiteral("History"
     output_->setToolTip(QStringLiteral("Generated ids: seen by all three penalties (counts for frequency). "
                                        "Press Enter to apply; Step appends the drawn token."));
     output_labels_ = new QLabel(this);
+    output_labels_->setObjectName(QStringLiteral("history_text"));
+    output_labels_->setTextFormat(Qt::RichText);
     output_labels_->setWordWrap(true);
     output_labels_->setStyleSheet(QStringLiteral("color: #555555;"));
     error_ = new QLabel(this);
@@ -72,16 +111,27 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QGroupBox(QStringLiteral("History"
     connect(reset_, &QPushButton::clicked, this, &HistoryPanel::resetRequested);
 }
 
-void HistoryPanel::showRequest(const Request& request, const TokenLabels& labels) {
+void HistoryPanel::showRequest(const Request& request, const TokenLabels& labels, const Vocabulary* vocabulary) {
     prompt_->setText(joinIds(request.prompt_ids()));
     output_->setText(joinIds(request.output_ids()));
-    QStringList words;
     const auto& output = request.output_ids();
-    const std::size_t shown = std::min<std::size_t>(output.size(), 12);
-    for (std::size_t i = output.size() - shown; i < output.size(); ++i) words << QString::fromStdString(labels.label(output[i]));
-    output_labels_->setText(output.empty() ? QStringLiteral("(none yet)")
-                                           : (output.size() > shown ? QStringLiteral("... ") : QString()) +
-                                                 words.join(QLatin1Char(' ')));
+    if (vocabulary && (!output.empty() || !request.prompt_ids().empty())) {
+        output_labels_->setText(decodedHistory(request, *vocabulary));
+        output_labels_->setToolTip(QStringLiteral("The prompt (grey) and the generated ids decoded with the vocabulary; "
+                                                  "the newest token highlighted."));
+    } else {
+        QStringList words;
+        const std::size_t shown = std::min<std::size_t>(output.size(), 12);
+        for (std::size_t i = output.size() - shown; i < output.size(); ++i) {
+            const QString word = QString::fromStdString(labels.label(output[i])).toHtmlEscaped();
+            words << (i + 1 == output.size() ? QStringLiteral("<span style='background:#FFE08A'>%1</span>").arg(word) : word);
+        }
+        output_labels_->setText(output.empty() ? QStringLiteral("(none yet)")
+                                               : (output.size() > shown ? QStringLiteral("... ") : QString()) +
+                                                     words.join(QLatin1Char(' ')));
+        output_labels_->setToolTip(QStringLiteral("The generated ids' labels, the newest highlighted; open a vocabulary "
+                                                  "to read the history as text."));
+    }
     draws_->setText(QStringLiteral("<b>%1</b> (seed %2)").arg(request.draws_consumed()).arg(request.seed()));
     error_->setVisible(false);
     prompt_->setStyleSheet(QString());

@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 
+#include "engine/io/vocabulary.h"
 #include "engine/pipelines/request.h"
 #include "ui/common/token_labels.h"
 
@@ -21,7 +22,10 @@ class HistoryPanel : public QGroupBox {
 public:
     explicit HistoryPanel(QWidget* parent = nullptr);
 
-    void showRequest(const Request& request, const TokenLabels& labels);
+    // With a vocabulary the history reads as text: the prompt's and the
+    // generated ids' pieces decoded, the newest token highlighted.
+    void showRequest(const Request& request, const TokenLabels& labels, const Vocabulary* vocabulary = nullptr);
+    QLabel* textLabel() const { return output_labels_; }
     void showError(const QString& field, const QString& message);  // in place, under its box
 
     QLineEdit* promptEntry() const { return prompt_; }

@@ -14,6 +14,7 @@
 #include <QInputDialog>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStackedWidget>
@@ -27,6 +28,7 @@
 #include "ui/common/examples.h"
 #include "ui/verify/verify_view.h"
 #include "ui/window/export.h"
+#include "ui/window/help.h"
 #include "ui/common/thread_clock.h"
 
 namespace samplescope::ui {
@@ -34,6 +36,16 @@ namespace samplescope::ui {
 namespace {
 
 QString keyText(std::string_view key) { return QString::fromUtf8(key.data(), static_cast<int>(key.size())); }
+
+// 1600 x 1000, or nine tenths of a smaller screen's free area. The offscreen
+// platform (tests, --screenshot) has no real screen and keeps 1600 x 1000.
+QSize defaultWindowSize() {
+    const QSize preferred(1600, 1000);
+    const QScreen* screen = QGuiApplication::primaryScreen();
+    if (!screen || QGuiApplication::platformName() == QLatin1String("offscreen")) return preferred;
+    const QSize available = screen->availableSize();
+    return preferred.boundedTo(QSize(available.width() * 9 / 10, available.height() * 9 / 10));
+}
 
 QDockWidget* makeDock(QMainWindow* window, QWidget* content, const QString& title, const QString& name) {
     auto* dock = new QDockWidget(title, window);
@@ -59,6 +71,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
     logits_ = new LogitsEditor(&session_, this);
     banner_ = new ErrorBanner(this);
     result_ = new ResultBar(this);
+    path_ = new TokenPathBar(this);
     views_ = new QTabWidget(this);
     views_->setObjectName(QStringLiteral("views"));
     views_->setDocumentMode(true);
@@ -69,6 +82,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
     layout->setSpacing(4);
     layout->addWidget(banner_);
     layout->addWidget(result_);
+    layout->addWidget(path_);
     layout->addWidget(views_, 1);
     setCentralWidget(central);
     addView(pipeline_, QStringLiteral("Pipeline"));
@@ -133,9 +147,18 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
             [this] { pasteLogitsText(QApplication::clipboard()->text(), QStringLiteral("clipboard")); });
     connect(logits_, &LogitsEditor::errorRaised, this, &MainWindow::showError);
 
+    connect(path_, &TokenPathBar::clearRequested, this, [this] { selectToken(-1); });
     connect(&session_, &Session::logitsChanged, this, [this] {
+        // A selection names a token of the row it was made on: another row (an
+        // example, a file, another size) clears it; an edited cell keeps it.
+        if (selected_ >= 0 && (session_.source() != selected_source_ ||
+                               static_cast<std::size_t>(selected_) >= session_.vocabSize())) {
+            selectToken(-1);
+        }
+        // Accepted input makes an earlier refusal (a cell edit, a paste) stale; warnings are the new input's own.
+        if (!banner_->isHidden() && !banner_->isWarning()) banner_->hide();
         parameters_->setParams(session_.params(), session_.vocabSize());
-        history_->showRequest(session_.request(), *session_.labels());
+        history_->showRequest(session_.request(), *session_.labels(), session_.vocabulary().get());
         setWindowTitle(QStringLiteral("SampleScope: %1").arg(session_.source()));
         statusBar()->showMessage(QStringLiteral("Logits: %1, V = %2").arg(session_.source()).arg(session_.vocabSize()));
         scheduleSampling();
@@ -145,11 +168,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
         scheduleSampling();
     });
     connect(&session_, &Session::historyChanged, this, [this] {
-        history_->showRequest(session_.request(), *session_.labels());
+        history_->showRequest(session_.request(), *session_.labels(), session_.vocabulary().get());
         scheduleSampling();
     });
     connect(&session_, &Session::labelsChanged, this, [this] {
-        history_->showRequest(session_.request(), *session_.labels());
+        history_->showRequest(session_.request(), *session_.labels(), session_.vocabulary().get());
         scheduleSampling();
     });
     // Views fed with the input learn of every change; only the one on show recomputes.
@@ -168,9 +191,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
         return ok ? chosen : QString();
     };
 
-    resize(1600, 1000);
+    resize(defaultWindowSize());
     loadExample(realisticExample());
     if (options_.persist_settings) restoreSettings();
+    undo_.clear();  // undo stops at the window's first input
 }
 
 MainWindow::~MainWindow() = default;
@@ -316,6 +340,15 @@ void MainWindow::buildMenus() {
     file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+    QAction* undo = undo_.stack()->createUndoAction(this, QStringLiteral("&Undo"));
+    undo->setObjectName(QStringLiteral("action_undo"));
+    undo->setShortcuts(QKeySequence::Undo);
+    QAction* redo = undo_.stack()->createRedoAction(this, QStringLiteral("&Redo"));
+    redo->setObjectName(QStringLiteral("action_redo"));
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
     edit->addAction(QStringLiteral("&Paste logits"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V), this,
                     [this] { pasteLogitsText(QApplication::clipboard()->text(), QStringLiteral("clipboard")); });
     edit->addAction(QStringLiteral("&Add token row"), logits_, &LogitsEditor::addRow);
@@ -359,6 +392,12 @@ void MainWindow::buildMenus() {
     connect(pipeline_->logScaleBox(), &QCheckBox::toggled, log_scale, &QAction::setChecked);
     view->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
+    help->addAction(QStringLiteral("&How sampling works here"), QKeySequence::HelpContents, this,
+                    [this] { showHelpDialog(this, QStringLiteral("How sampling works here"), howSamplingWorksHtml()); });
+    help->addAction(QStringLiteral("&About SampleScope"), this,
+                    [this] { showHelpDialog(this, QStringLiteral("About SampleScope"), aboutHtml()); });
 }
 
 void MainWindow::scheduleSampling() {
@@ -393,7 +432,10 @@ void MainWindow::onTrace(std::shared_ptr<const TraceView> view) {
     last_failure_.clear();
     finished_generation_ = view_->generation;
     if (selected_ >= 0 && static_cast<std::size_t>(selected_) >= view_->trace->vocab_size) selected_ = -1;
+    // The worker ranks no selection: each stage's rank of the selected token is found here for the new trace.
+    if (selected_ >= 0) view_ = withSelectionRanks(view_);
     pipeline_->showView(view_, selected_);
+    path_->showToken(view_, selected_);
     tokens_->setView(view_);
     statistics_->showView(view_);
     result_->showView(view_);
@@ -418,23 +460,29 @@ void MainWindow::onFailure(std::uint64_t generation, const QString& field, const
 void MainWindow::selectToken(std::int32_t id) {
     if (id == selected_) return;
     selected_ = id;
+    selected_source_ = session_.source();
     tokens_->selectToken(id);
     redrawSelection();
+    path_->showToken(view_, selected_);
     if (view_ && id >= 0) {
         statusBar()->showMessage(QStringLiteral("Selected %1 (id %2)").arg(QString::fromStdString(view_->labels->label(id))).arg(id));
     }
 }
 
-void MainWindow::redrawSelection() {
-    if (!view_) return;
+std::shared_ptr<const TraceView> MainWindow::withSelectionRanks(const std::shared_ptr<const TraceView>& from) const {
     // The selected id's rank at each stage is display-only, so it is found here rather than resampling.
-    auto view = std::make_shared<TraceView>(*view_);
+    auto view = std::make_shared<TraceView>(*from);
     for (auto& stage : view->stages) {
         stage.selected_rank = selected_ >= 0 ? rankOf(*view->trace->stage(inputStage(*view->trace, stage.stage)).kept,
                                                        *view->trace->stage(stage.stage).logits, selected_)
                                              : 0;
     }
-    view_ = std::move(view);
+    return view;
+}
+
+void MainWindow::redrawSelection() {
+    if (!view_) return;
+    view_ = withSelectionRanks(view_);
     pipeline_->showView(view_, selected_);
 }
 

@@ -30,6 +30,8 @@
 #include "ui/panels/result_bar.h"
 #include "ui/session/sampling_worker.h"
 #include "ui/session/session.h"
+#include "ui/session/session_undo.h"
+#include "ui/panels/token_path_bar.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/panels/token_table_panel.h"
 
@@ -91,6 +93,9 @@ public:
     // the panel of its field), empty once a run succeeds.
     const QString& lastFailure() const { return last_failure_; }
     ResultBar* resultBar() const { return result_; }
+    TokenPathBar* tokenPathBar() const { return path_; }
+    // Undo and redo of every change to the session (Edit > Undo, Ctrl+Z).
+    SessionUndo& undo() { return undo_; }
     QTabWidget* views() const { return views_; }
     const SamplingWorker& worker() const { return worker_; }
 
@@ -152,6 +157,8 @@ private:
     void onTrace(std::shared_ptr<const TraceView> view);
     void onFailure(std::uint64_t generation, const QString& field, const QString& message);
     void redrawSelection();
+    // The view with each stage's rank of the selected token filled in.
+    std::shared_ptr<const TraceView> withSelectionRanks(const std::shared_ptr<const TraceView>& view) const;
     void restoreSettings();
     void saveSettings() const;
     void openFileDialog();
@@ -162,6 +169,7 @@ private:
 
     MainWindowOptions options_;
     Session session_;
+    SessionUndo undo_{&session_};
     SamplingWorker worker_;
     ParameterPanel* parameters_;
     HistoryPanel* history_;
@@ -171,6 +179,7 @@ private:
     LogitsEditor* logits_;
     ErrorBanner* banner_;
     ResultBar* result_;
+    TokenPathBar* path_;
     QTabWidget* views_;
     PipelineCompareView* compare_pipelines_ = nullptr;
     PipelineStagePlots* stage_plots_a_ = nullptr;
@@ -191,6 +200,7 @@ private:
 
     std::shared_ptr<const TraceView> view_;
     std::int32_t selected_ = -1;
+    QString selected_source_;  // the input the selection was made on: a new one clears it
     bool submit_scheduled_ = false;
     std::uint64_t finished_generation_ = 0;
     QString last_failure_;
