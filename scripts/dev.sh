@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 build_dir=${SAMPLESCOPE_BUILD_DIR:-build}
 packages=(cmake make ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev libeigen3-dev nlohmann-json3-dev
-          libcli11-dev libbenchmark-dev libgl1-mesa-dev xvfb xauth python3-numpy python3-dev pybind11-dev)
+          libcli11-dev libbenchmark-dev libgl1-mesa-dev xvfb xauth python3-numpy python3-dev pybind11-dev ccache)
 
 install_missing() {
     local missing=()
@@ -30,8 +30,16 @@ build() {
     # waiting for each library to link; an existing one keeps its generator.
     local generator=()
     [ -f "$build_dir/CMakeCache.txt" ] || generator=(-G Ninja)
+    # Through ccache, a second clone or build folder of the same sources (CI's
+    # fresh clone, a branch) compiles only what differs: paths are hashed
+    # relative to the clone, and the precompiled headers are accepted.
+    local launcher=()
+    if command -v ccache >/dev/null; then
+        launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+        export CCACHE_BASEDIR="$PWD" CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+    fi
     # shellcheck disable=SC2086
-    cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${SAMPLESCOPE_CMAKE_ARGS:-} >/dev/null
+    cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" ${SAMPLESCOPE_CMAKE_ARGS:-} >/dev/null
     cmake --build "$build_dir" -j"$(nproc)"
 }
 
