@@ -235,18 +235,36 @@ private slots:
         QVERIFY2(html.contains(QStringLiteral("Hello,</span> wor<span style='background:#FFE08A'>ld</span>")), qPrintable(html));
     }
 
-    void fitsALaptopOnEveryTab() {
+    void fitsALaptopOnEveryTabAndExample() {
+        checkEveryTabFits(QStringLiteral("realistic"));
         // A 20-digit seed once widened the window past the screen.
         SamplingParams params = window_->session().params();
         params.seed = 18446744073709551615ULL;
         window_->session().setParams(params);
         QVERIFY(window_->waitUntilDrawn());
+        checkEveryTabFits(QStringLiteral("20-digit seed"));
+        for (const auto& make : {&workedExample, &abcdExample}) {
+            load(make());
+            checkEveryTabFits(QString::fromStdString(make().name));
+        }
+        for (const auto& example : pipeline_examples()) {
+            QVERIFY(window_->loadPipelineExample(example));
+            checkEveryTabFits(QString::fromStdString(example.key));
+        }
+        for (const auto& example : samplerExamples()) {
+            QVERIFY(window_->loadSamplerExample(example));
+            checkEveryTabFits(QString::fromStdString(example.key));
+        }
+    }
+
+private:
+    void checkEveryTabFits(const QString& example) {
         for (int tab = 0; tab < window_->views()->count(); ++tab) {
             window_->views()->setCurrentIndex(tab);
             window_->resize(1280, 720);
             QVERIFY(window_->waitUntilDrawn());
             QCoreApplication::processEvents();
-            const QString name = window_->views()->tabText(tab);
+            const QString name = example + QStringLiteral(", ") + window_->views()->tabText(tab);
             QVERIFY2(window_->minimumSizeHint().width() <= 1280,
                      qPrintable(name + QStringLiteral(": needs %1 px").arg(window_->minimumSizeHint().width())));
             QVERIFY2(window_->width() == 1280 && window_->height() == 720,
