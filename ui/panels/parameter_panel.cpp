@@ -325,7 +325,7 @@ void ParameterPanel::showMessage() {
     } else if (!kept_text_.isEmpty()) {
         message_->setMessage(kept_text_, QColor(0x8a, 0x2b, 0x2b), true);
     } else {
-        message_->setMessage(QStringLiteral("Enter applies a typed value; Esc restores the value in force."),
+        message_->setMessage(QStringLiteral("Enter applies a typed value; Esc restores it."),
                              QColor(0x88, 0x88, 0x88), true);
     }
 }
