@@ -28,8 +28,21 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QGroupBox(QStringLiteral("Para
         auto* control = extra ? new ParameterControl(kParams[i], extras_grid, extras_row, extras_)
                               : new ParameterControl(kParams[i], grid, row, this);
         connect(control, &ParameterControl::valueEdited, this, &ParameterPanel::onValue);
+        connect(control, &ParameterControl::errorChanged, this, &ParameterPanel::onErrorChanged);
+        connect(control, &ParameterControl::restoredAfterRefusal, this, [this](const QString& message) {
+            kept_text_ = message;
+            showMessage();
+        });
+        connect(control, &ParameterControl::hovered, this, [this, control](bool inside) {
+            if (inside) {
+                hovered_ = control;
+            } else if (hovered_ == control) {
+                hovered_ = nullptr;
+            }
+            showMessage();
+        });
         controls_.push_back(control);
-        (extra ? extras_row : row) += 2;
+        (extra ? extras_row : row) += 1;
     }
     logit_bias_ = new TextParameterControl(
         QStringLiteral("logit_bias"), QStringLiteral("Logit bias"),
@@ -50,36 +63,43 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QGroupBox(QStringLiteral("Para
         extras_grid, extras_row, extras_);
     connect(logit_bias_, &TextParameterControl::textEdited, this, &ParameterPanel::onListText);
     connect(dry_breakers_, &TextParameterControl::textEdited, this, &ParameterPanel::onListText);
+    connect(logit_bias_, &TextParameterControl::errorChanged, this, &ParameterPanel::onErrorChanged);
+    connect(dry_breakers_, &TextParameterControl::errorChanged, this, &ParameterPanel::onErrorChanged);
 
     auto* seed_label = new QLabel(QStringLiteral("Seed"), this);
     const QString seed_tip = QStringLiteral("The request's seed: the draws come from stream(seed, 4) (PCG32). "
                                             "A decimal integer in [0, 2^64 - 1]. A new seed starts a new request.");
     seed_label->setToolTip(seed_tip);
-    seed_entry_ = new QLineEdit(this);
+    seed_entry_ = new EntryBox(this);
     seed_entry_->setObjectName(QStringLiteral("entry_seed"));
     seed_entry_->setToolTip(seed_tip);
+    // A 20-digit seed scrolls inside the box (its first digits on show, all of them in the tooltip); the box's
+    // size never follows its text, so a long seed never widens the panel.
+    seed_entry_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    seed_entry_->setMinimumWidth(entryWidthFor(seed_entry_, QStringLiteral("0000000")));
+    seed_entry_->setFixedHeight(seed_entry_->sizeHint().height());
     random_seed_ = new QPushButton(QStringLiteral("Random seed"), this);
     random_seed_->setObjectName(QStringLiteral("random_seed"));
     random_seed_->setToolTip(QStringLiteral("Pick a random 64-bit seed (a new request)"));
-    seed_error_ = new QLabel(this);
-    seed_error_->setObjectName(QStringLiteral("error_seed"));
-    seed_error_->setStyleSheet(QStringLiteral("color: #B00020;"));
-    seed_error_->setWordWrap(true);
-    seed_error_->setVisible(false);
     grid->addWidget(seed_label, row, 0);
-    grid->addWidget(seed_entry_, row, 1, 1, 2);
-    grid->addWidget(random_seed_, row, 3);
-    grid->addWidget(seed_error_, row + 1, 0, 1, 4);
-    row += 2;
+    grid->addWidget(seed_entry_, row, 1);
+    grid->addWidget(random_seed_, row, 2, 1, 2);
+    row += 1;
 
-    greedy_ = new QCheckBox(QStringLiteral("Greedy (T = 0: argmax, no draw)"), this);
+    greedy_ = new QCheckBox(QStringLiteral("Greedy (T = 0)"), this);
     greedy_->setObjectName(QStringLiteral("greedy"));
-    greedy_->setToolTip(QStringLiteral("Sets temperature to 0; unticking restores the temperature before."));
+    greedy_->setToolTip(QStringLiteral("T = 0: the argmax is chosen and no draw is taken. Sets temperature to 0; "
+                                       "unticking restores the temperature before."));
     defaults_ = new QPushButton(QStringLiteral("Reset to defaults"), this);
     defaults_->setObjectName(QStringLiteral("defaults"));
     defaults_->setToolTip(QStringLiteral("Every parameter to its default (each step off, T = 1); the seed stays."));
-    grid->addWidget(greedy_, row, 0, 1, 3);
-    grid->addWidget(defaults_, row, 3);
+    grid->addWidget(greedy_, row, 0, 1, 2);
+    grid->addWidget(defaults_, row, 2, 1, 2);
+    row += 1;
+
+    message_ = new MessageLine(this);
+    message_->setObjectName(QStringLiteral("parameter_message"));
+    grid->addWidget(message_, row, 0, 1, 4);
     row += 1;
 
     extras_toggle_ = new QToolButton(this);
@@ -102,14 +122,23 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QGroupBox(QStringLiteral("Para
     grid->addWidget(extras_, row + 1, 0, 1, 4);
     // Spare height goes below the controls, not between their rows.
     grid->setRowStretch(row + 2, 1);
+    showMessage();
     connect(extras_toggle_, &QToolButton::toggled, this, &ParameterPanel::setExtrasExpanded);
     setExtrasExpanded(false);
 
     connect(seed_entry_, &QLineEdit::editingFinished, this, &ParameterPanel::onSeedEntry);
+    connect(seed_entry_, &EntryBox::escapePressed, this, &ParameterPanel::restoreSeed);
+    connect(seed_entry_, &EntryBox::focusLeft, this, [this] {
+        if (seed_error_.isEmpty()) return;
+        const QString typed = seed_entry_->text().trimmed();
+        restoreSeed();
+        kept_text_ = QStringLiteral("seed stays %1 (\"%2\" was refused)")
+                         .arg(params_.seed ? QString::number(*params_.seed) : QStringLiteral("unset"), typed);
+        showMessage();
+    });
     connect(random_seed_, &QPushButton::clicked, this, [this] {
         params_.seed = choose_seed();
-        seed_entry_->setText(QString::number(*params_.seed));
-        seed_error_->setVisible(false);
+        restoreSeed();
         emit paramsEdited(params_);
     });
     connect(greedy_, &QCheckBox::toggled, this, &ParameterPanel::onGreedy);
@@ -134,9 +163,8 @@ void ParameterPanel::setParams(const SamplingParams& params, std::size_t vocab_s
     params_ = params;
     vocab_size_ = vocab_size;
     for (auto* control : controls_) control->setValue(param_value(params, control->info().param));
-    seed_entry_->setText(params.seed ? QString::number(*params.seed) : QString());
-    seed_error_->setVisible(false);
-    seed_entry_->setStyleSheet(QString());
+    restoreSeed();
+    kept_text_.clear();
     {
         const QSignalBlocker block(greedy_);
         greedy_->setChecked(is_greedy(params));
@@ -186,7 +214,9 @@ void ParameterPanel::onListText(const QString& key, const QString& text) {
         return;
     }
     control->showError(QString());
+    control->accept();
     control->showNote(note);
+    kept_text_.clear();
     if (control == dry_breakers_) breaker_text_ = text;
     params_ = next;
     refreshStates();
@@ -247,6 +277,72 @@ void ParameterPanel::refreshStates() {
                                           : QStringLiteral("on: %1").arg(on.join(QStringLiteral(", "))));
     extras_summary_->setStyleSheet(on.isEmpty() ? QStringLiteral("color: #777777; font-style: italic;")
                                                 : QStringLiteral("color: #0072B2; font-weight: bold;"));
+    applyKnobNotes();
+}
+
+void ParameterPanel::setKnobNotes(const KnobNotes& notes) {
+    notes_ = notes;
+    applyKnobNotes();
+}
+
+void ParameterPanel::applyKnobNotes() {
+    bool current = false;
+    if (notes_) {
+        SamplingParams ran = notes_->params;
+        ran.seed = params_.seed;
+        current = ran == params_;
+    }
+    for (auto* control : controls_) {
+        const auto& reason = current ? notes_->reason(control->info().param) : std::optional<std::string>{};
+        control->setNote(reason ? QString::fromStdString(*reason) : QString());
+    }
+    showMessage();
+}
+
+void ParameterPanel::onErrorChanged(const QString& message) {
+    error_text_ = message.isEmpty() ? pendingError() : message;
+    if (!message.isEmpty()) kept_text_.clear();
+    showMessage();
+}
+
+// A refusal still standing in some box (the line shows the newest; this finds another when that one clears).
+QString ParameterPanel::pendingError() const {
+    for (auto* control : controls_) {
+        if (!control->error().isEmpty()) return control->error();
+    }
+    for (auto* list : {logit_bias_, dry_breakers_}) {
+        if (!list->error().isEmpty()) return list->error();
+    }
+    return seed_error_;
+}
+
+void ParameterPanel::showMessage() {
+    if (hovered_ && !hovered_->note().isEmpty() && hovered_->error().isEmpty()) {
+        message_->setMessage(QStringLiteral("%1 has no effect now: %2").arg(hovered_->key(), hovered_->note()),
+                             QColor(0x55, 0x55, 0x55));
+    } else if (!error_text_.isEmpty()) {
+        message_->setMessage(error_text_, QColor(0xB0, 0x00, 0x20));
+    } else if (!kept_text_.isEmpty()) {
+        message_->setMessage(kept_text_, QColor(0x8a, 0x2b, 0x2b), true);
+    } else {
+        message_->setMessage(QStringLiteral("Enter applies a typed value; Esc restores it."),
+                             QColor(0x88, 0x88, 0x88), true);
+    }
+}
+
+void ParameterPanel::restoreSeed() {
+    const QString text = params_.seed ? QString::number(*params_.seed) : QString();
+    seed_entry_->setText(text);
+    seed_entry_->setCursorPosition(0);
+    seed_entry_->setStyleSheet(QString());
+    seed_entry_->setToolTip(QStringLiteral("<b>Seed</b> %1<br>The request's seed: the draws come from stream(seed, 4) "
+                                           "(PCG32). A decimal integer in [0, 2^64 - 1]. A new seed starts a new "
+                                           "request.")
+                                .arg(text));
+    if (!seed_error_.isEmpty()) {
+        seed_error_.clear();
+        onErrorChanged(QString());
+    }
 }
 
 DryBreakerText parseDryBreakerText(const QString& text, const std::vector<std::string>& token_texts) {
@@ -322,6 +418,7 @@ void ParameterPanel::onValue(Param param, double value) {
     }
     if (param == Param::Temperature && value != 0.0) temperature_before_greedy_ = value;
     params_ = next;
+    kept_text_.clear();
     {
         const QSignalBlocker block(greedy_);
         greedy_->setChecked(is_greedy(params_));
@@ -334,15 +431,16 @@ void ParameterPanel::onSeedEntry() {
     const std::string text = seed_entry_->text().trimmed().toStdString();
     try {
         const std::uint64_t seed = parse_seed(text);
-        seed_error_->setVisible(false);
-        seed_entry_->setStyleSheet(QString());
-        if (params_.seed == seed) return;
+        const bool same = params_.seed == seed;
         params_.seed = seed;
+        restoreSeed();
+        if (same) return;
+        kept_text_.clear();
         emit paramsEdited(params_);
     } catch (const InputError& error) {
-        seed_error_->setText(QString::fromUtf8(error.what()));
-        seed_error_->setVisible(true);
+        seed_error_ = QString::fromUtf8(error.what());
         seed_entry_->setStyleSheet(QStringLiteral("border: 2px solid #B00020;"));
+        onErrorChanged(seed_error_);
     }
 }
 

@@ -1,10 +1,13 @@
 // Every sampling parameter as a control, generated from kParams, plus the
 // seed (with a random-seed button), a greedy toggle and a reset to defaults.
-// Emits the whole parameter set after each accepted edit.
+// Emits the whole parameter set after each accepted edit. A refused value
+// shows its message in one reserved line (messageLine), so nothing moves; the
+// same line names why a hovered knob has no effect (setKnobNotes).
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,7 @@
 #include <QToolButton>
 
 #include "engine/core/sampling_params.h"
+#include "ui/panels/knob_notes.h"
 #include "ui/panels/parameter_control.h"
 
 namespace samplescope::ui {
@@ -53,7 +57,11 @@ public:
     // Each token's text for DRY's string breakers (the vocabulary's, else the row's labels).
     void setTokenTexts(std::function<std::vector<std::string>()> texts) { token_texts_ = std::move(texts); }
     QLineEdit* seedEntry() const { return seed_entry_; }
-    QLabel* seedError() const { return seed_error_; }
+    // The seed box's message while its text is refused, else empty.
+    const QString& seedError() const { return seed_error_; }
+    // The reserved line under the contract's controls: a refused value's message (red), what a refused box
+    // kept after focus left it, why a hovered knob has no effect, else how to edit.
+    MessageLine* messageLine() const { return message_; }
     QCheckBox* greedyBox() const { return greedy_; }
     QPushButton* randomSeedButton() const { return random_seed_; }
     QPushButton* defaultsButton() const { return defaults_; }
@@ -61,6 +69,10 @@ public:
     // An engine error about one parameter (e.g. T too small for these logits), shown at its control.
     void showEngineError(const QString& field, const QString& message);
     void clearEngineErrors();
+
+    // Why each knob has no effect in the trace on show (knob_notes); applied while the panel's parameters
+    // are the ones the trace ran with (its seed aside), so a note never outlives an edit.
+    void setKnobNotes(const KnobNotes& notes);
 
 signals:
     void paramsEdited(const samplescope::SamplingParams& params);
@@ -72,6 +84,11 @@ private:
     void onListText(const QString& key, const QString& text);
     void refreshStates();
     void showListTexts();
+    void applyKnobNotes();
+    void onErrorChanged(const QString& message);
+    QString pendingError() const;
+    void showMessage();
+    void restoreSeed();
 
     std::vector<ParameterControl*> controls_;
     TextParameterControl* logit_bias_;
@@ -81,8 +98,13 @@ private:
     QWidget* extras_;
     std::function<std::vector<std::string>()> token_texts_;
     QString breaker_text_;  // the breakers as last typed, shown while they still stand for the parameters
-    QLineEdit* seed_entry_;
-    QLabel* seed_error_;
+    EntryBox* seed_entry_;
+    QString seed_error_;
+    MessageLine* message_;
+    QString error_text_;   // the newest refusal still in a box
+    QString kept_text_;    // a refused box restored when focus left it
+    ParameterControl* hovered_ = nullptr;
+    std::optional<KnobNotes> notes_;
     QPushButton* random_seed_;
     QCheckBox* greedy_;
     QPushButton* defaults_;

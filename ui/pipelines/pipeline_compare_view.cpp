@@ -82,6 +82,18 @@ PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
     notes_->setWordWrap(true);
     notes_->setVisible(false);
     layout->addWidget(notes_);
+    order_note_ = new QLabel(this);
+    order_note_->setObjectName(QStringLiteral("order_note"));
+    order_note_->setWordWrap(true);
+    order_note_->setStyleSheet(QStringLiteral("color: #555555;"));
+    order_note_->setVisible(false);
+    layout->addWidget(order_note_);
+    defaults_note_ = new QLabel(this);
+    defaults_note_->setObjectName(QStringLiteral("engine_defaults_note"));
+    defaults_note_->setWordWrap(true);
+    defaults_note_->setStyleSheet(QStringLiteral("color: #0072B2;"));
+    defaults_note_->setVisible(false);
+    layout->addWidget(defaults_note_);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
     plot_tabs_ = new QTabWidget(split);
@@ -130,6 +142,15 @@ void PipelineCompareView::setInput(std::vector<double> logits, std::vector<std::
     mirostat_mu_ = mirostat_mu;
     labels_ = std::move(labels);
     params_ = params;
+    if (loaded_defaults_) {
+        SamplingParams loaded = *loaded_defaults_;
+        loaded.seed = params.seed;
+        if (!(loaded == params)) {
+            loaded_defaults_.reset();
+            defaults_note_->clear();
+            defaults_note_->setVisible(false);
+        }
+    }
     // One seed for both sides and for every recomputation, so an edit changes
     // only what the edit changes.
     if (!params_.seed) params_.seed = choose_seed();
@@ -150,12 +171,76 @@ void PipelineCompareView::showExample(const PipelineExample& example) {
     setInput(example.logits, example.labels, example.params, example.prompt_ids, example.output_ids);
 }
 
+QStringList paramChanges(const SamplingParams& before, const SamplingParams& after) {
+    QStringList changes;
+    const auto number = [](double x) { return QString::fromStdString(format_number(x)); };
+    for (const auto& info : kParams) {
+        const double old_value = param_value(before, info.param);
+        const double new_value = param_value(after, info.param);
+        if (old_value == new_value) continue;
+        changes << QStringLiteral("%1 %2 -> %3").arg(QString::fromUtf8(info.key.data(), static_cast<int>(info.key.size())),
+                                                     number(old_value), number(new_value));
+    }
+    const auto list = [](const std::string& text) {
+        return text.empty() ? QStringLiteral("none") : QString::fromStdString(text);
+    };
+    if (before.logit_bias != after.logit_bias) {
+        changes << QStringLiteral("logit_bias %1 -> %2")
+                       .arg(list(format_logit_bias(before.logit_bias)), list(format_logit_bias(after.logit_bias)));
+    }
+    if (before.dry_sequence_breakers != after.dry_sequence_breakers) {
+        changes << QStringLiteral("dry_sequence_breakers %1 -> %2")
+                       .arg(list(format_dry_sequence_breakers(before.dry_sequence_breakers)),
+                            list(format_dry_sequence_breakers(after.dry_sequence_breakers)));
+    }
+    return changes;
+}
+
 void PipelineCompareView::loadEngineDefaults(const QString& preset) {
-    const auto seed = params_.seed;
+    const SamplingParams before = params_;
     params_ = engine_defaults(preset.toStdString()).params;
-    params_.seed = seed;
+    params_.seed = before.seed;
+    const QStringList changes = paramChanges(before, params_);
+    const QString title = QString::fromStdString(preset_pipeline(preset.toStdString()).title);
+    const QString summary = changes.isEmpty()
+                                ? tr("Loaded %1 defaults: every parameter already had its value.").arg(title)
+                                : tr("Loaded %1 defaults: %2.")
+                                      .arg(title, changes.join(QStringLiteral(", ")));
+    loaded_defaults_ = params_;
+    defaults_note_->setText(summary);
+    defaults_note_->setVisible(true);
     recompute();
     emit paramsChanged(params_);
+    emit defaultsLoaded(summary);
+}
+
+// A pipeline that divides by T after a truncation step keeps the same ids at any T: say so once per side.
+void PipelineCompareView::showOrderNote() {
+    QStringList lines;
+    const auto side = [&lines, this](const QString& name, const Pipeline& pipeline) {
+        bool truncated = false;
+        QString first;
+        for (const auto& step : pipeline.steps) {
+            if (!step.enabled) continue;
+            if (stage_info(step.stage).truncates && !truncated) {
+                truncated = true;
+                first = QString::fromUtf8(stage_info(step.stage).title.data(),
+                                          static_cast<int>(stage_info(step.stage).title.size()));
+            }
+            if (step.stage == Stage::Temperature && truncated) {
+                lines << tr("%1 (%2) applies temperature after truncation: %3 and the steps after it see the T = 1 "
+                            "distribution, so T changes the kept tokens' q but not which tokens are kept "
+                            "(here T = %4).")
+                             .arg(name, QString::fromStdString(pipeline.title), first,
+                                  QString::fromStdString(format_number(params_.temperature)));
+                return;
+            }
+        }
+    };
+    side(tr("A"), editor_a_->pipeline());
+    side(tr("B"), editor_b_->pipeline());
+    order_note_->setText(lines.join(QLatin1Char('\n')));
+    order_note_->setVisible(!lines.isEmpty());
 }
 
 QString PipelineCompareView::labelOf(std::int32_t id) const {
@@ -170,6 +255,7 @@ QString PipelineCompareView::idList(const IdList& ids) const {
 }
 
 void PipelineCompareView::recompute() {
+    showOrderNote();
     diff_.reset();
     table_->setRowCount(0);
     plot_->clearPlottables();

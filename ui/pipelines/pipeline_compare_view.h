@@ -26,6 +26,10 @@ namespace samplescope {
 class PipelineEditor;
 class StageStrip;
 
+// What loading `after` over `before` changes, one "key old -> new" per parameter in kParams order (the two
+// lists too); the seed is never compared.
+QStringList paramChanges(const SamplingParams& before, const SamplingParams& after);
+
 class PipelineCompareView : public QWidget {
     Q_OBJECT
 public:
@@ -52,6 +56,12 @@ public:
     QTableWidget* logprobTable() const { return logprobs_; }
     // The engines' refusals and float32 notes ("" when there are none).
     QLabel* engineNotes() const { return notes_; }
+    // What the pipelines on show do differently by their order (a temperature applied after truncation); hidden
+    // when nothing is to be said.
+    QLabel* orderNote() const { return order_note_; }
+    // After "Load engine defaults": which parameters it changed, old -> new; hidden until then and again once
+    // the parameters differ from those it loaded.
+    QLabel* defaultsNote() const { return defaults_note_; }
     QLabel* verdict() const { return verdict_; }
     QLabel* keptSummary() const { return kept_; }
     QCustomPlot* plot() const { return plot_; }
@@ -62,6 +72,8 @@ public:
 signals:
     // The user loaded a stack's own defaults: the parameters changed here.
     void paramsChanged(const samplescope::SamplingParams& params);
+    // The same load in words ("Loaded vLLM defaults: temperature 0.7 -> 1, ..."), for a status bar.
+    void defaultsLoaded(const QString& summary);
     // After every recomputation: diff() holds the new runs, or none.
     void diffChanged();
 
@@ -69,6 +81,7 @@ private:
     void recompute();
     void showEngineDetails(const PipelineDiff& diff);
     void loadEngineDefaults(const QString& preset);
+    void showOrderNote();
     QString labelOf(std::int32_t id) const;
     QString idList(const IdList& ids) const;
 
@@ -91,6 +104,9 @@ private:
     QTabWidget* plot_tabs_ = nullptr;
     QTableWidget* logprobs_ = nullptr;
     QLabel* notes_ = nullptr;
+    QLabel* order_note_ = nullptr;
+    QLabel* defaults_note_ = nullptr;
+    std::optional<SamplingParams> loaded_defaults_;  // the parameters the last load set, while they stand
     QCustomPlot* plot_ = nullptr;
     QCPBarsGroup* group_ = nullptr;
 };

@@ -440,6 +440,7 @@ void MainWindow::onTrace(std::shared_ptr<const TraceView> view) {
     statistics_->showView(view_);
     result_->showView(view_);
     parameters_->clearEngineErrors();
+    parameters_->setKnobNotes(knob_notes(*view_->trace));
     last_display_ms_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     last_display_cpu_ms_ = threadCpuMs() - cpu_start;
     emit traceDisplayed(view_->generation);
