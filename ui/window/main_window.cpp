@@ -254,6 +254,8 @@ void MainWindow::addInputViews() {
         stage_plots_a_->setTrace(diff ? std::make_shared<const PipelineTrace>(diff->a) : nullptr, labels, none);
         stage_plots_b_->setTrace(diff ? std::make_shared<const PipelineTrace>(diff->b) : nullptr, labels, none);
     });
+    connect(compare_pipelines_, &PipelineCompareView::defaultsLoaded, this,
+            [this](const QString& changes) { statusBar()->showMessage(changes + QStringLiteral(" (Ctrl+Z undoes it)")); });
     // "Load this engine's defaults" there is a user's choice: it becomes the window's parameters.
     connect(compare_pipelines_, &PipelineCompareView::paramsChanged, this, [this](const SamplingParams& params) {
         try {
