@@ -558,7 +558,8 @@ int main(int argc, char** argv) {
     } else {
         note = "DISPLAY=" + qgetenv("DISPLAY").toStdString();
     }
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "xcb");
+    // Key events from the X server reach only a window on it.
+    if (!qgetenv("QT_QPA_PLATFORM").startsWith("xcb")) qputenv("QT_QPA_PLATFORM", "xcb");
     const int rc = run(argc, argv, note);  // the window and its X connection are gone before the server stops
     stopXvfb(server);
     return rc;
