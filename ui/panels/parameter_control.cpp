@@ -30,6 +30,12 @@ namespace {
 
 QString viewOf(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<int>(text.size())); }
 
+// Setting a style sheet re-polishes the widget even when the sheet is the
+// same, and every trace refreshes every badge: set it only when it changes.
+void setSheet(QWidget* widget, const QString& sheet) {
+    if (widget->styleSheet() != sheet) widget->setStyleSheet(sheet);
+}
+
 const QString kWidestValue = QStringLiteral("-0.00001");
 const QString kRefusedBorder = QStringLiteral("border: 2px solid #B00020;");
 
@@ -217,8 +223,8 @@ void ParameterControl::setNote(const QString& reason) {
 void ParameterControl::showBadge() {
     const bool noted = !note_.isEmpty();
     state_->setText(noted ? QStringLiteral("no effect") : state_text_);
-    state_->setStyleSheet(state_active_ && !noted ? QStringLiteral("color: #0072B2; font-weight: bold;")
-                                                  : QStringLiteral("color: #777777; font-style: italic;"));
+    setSheet(state_, state_active_ && !noted ? QStringLiteral("color: #0072B2; font-weight: bold;")
+                                             : QStringLiteral("color: #777777; font-style: italic;"));
     state_->setToolTip(noted ? QStringLiteral("No effect now: %1").arg(note_.toHtmlEscaped())
                              : QStringLiteral("Whether this step changes anything (the contract's off values)."));
     const QString tip = tooltip();
@@ -230,7 +236,7 @@ void ParameterControl::showBadge() {
 void ParameterControl::showError(const QString& message) {
     const bool changed = message != error_;
     error_ = message;
-    entry_->setStyleSheet(message.isEmpty() ? QString() : kRefusedBorder);
+    setSheet(entry_, message.isEmpty() ? QString() : kRefusedBorder);
     showBadge();
     if (changed) emit errorChanged(message);
 }
@@ -320,14 +326,14 @@ void TextParameterControl::restore() {
 
 void TextParameterControl::setState(const QString& text, bool active) {
     state_->setText(text);
-    state_->setStyleSheet(active ? QStringLiteral("color: #0072B2; font-weight: bold;")
-                                 : QStringLiteral("color: #777777; font-style: italic;"));
+    setSheet(state_, active ? QStringLiteral("color: #0072B2; font-weight: bold;")
+                            : QStringLiteral("color: #777777; font-style: italic;"));
 }
 
 void TextParameterControl::showError(const QString& message) {
     const bool changed = message != error_;
     error_ = message;
-    entry_->setStyleSheet(message.isEmpty() ? QString() : kRefusedBorder);
+    setSheet(entry_, message.isEmpty() ? QString() : kRefusedBorder);
     if (changed) emit errorChanged(message);
 }
 
