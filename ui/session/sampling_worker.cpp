@@ -77,12 +77,13 @@ void SamplingWorker::onFinished() {
     running_ = false;
     const SamplingOutcome outcome = watcher_.result();
     if (waiting_) startWaiting();
-    if (outcome.generation != latest_) {
-        ++dropped_;  // a newer request exists: this result is stale
-        return;
-    }
     if (outcome.view) {
+        // Also when a newer request exists: jobs finish in order, so this is
+        // newer than what is on screen, and a drag then shows a frame per
+        // engine step instead of none until the slider stops.
         emit traceReady(outcome.view);
+    } else if (outcome.generation != latest_) {
+        ++dropped_;  // a refusal of a request that is no longer wanted
     } else {
         emit traceFailed(outcome.generation, outcome.error_field, outcome.error_message);
     }

@@ -1,6 +1,7 @@
 // Runs the engine off the GUI thread. Requests are coalesced: while one runs,
-// only the newest waiting request is kept, and a result that is no longer the
-// newest when it arrives is dropped, so a dragged slider never queues work.
+// only the newest waiting request is kept, so a dragged slider never queues
+// work. A finished trace is shown even when a newer request waits (a frame of
+// the drag); a refusal is reported only for the newest request.
 #pragma once
 
 #include <cstdint>
