@@ -1,6 +1,7 @@
 #include "ui/pipelines/empirical_histogram_view.h"
 
 #include <QComboBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -11,6 +12,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <cmath>
 
 #include <qcustomplot.h>
@@ -353,8 +355,15 @@ void EmpiricalHistogramView::showResult() {
     QVector<double> observed;
     QVector<double> expected;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    // Many ids make an unreadable axis: label at most about 30 of them.
-    const std::size_t every = std::max<std::size_t>(1, h.ids.size() / 30);
+    // Many ids make an unreadable axis: label only as many as fit side by side.
+    const QFontMetrics metrics(plot_->xAxis->tickLabelFont());
+    int widest = 1;
+    for (std::size_t i = 0; i < h.ids.size() && i < 2000; ++i) {
+        widest = std::max(widest, metrics.horizontalAdvance(labelOf(h.ids[i])));
+    }
+    const int axis_width = std::max(200, plot_->axisRect()->width() > 0 ? plot_->axisRect()->width() : plot_->width() - 80);
+    const auto fitting = static_cast<std::size_t>(std::max(1, axis_width / (widest + 12)));
+    const std::size_t every = std::max<std::size_t>(1, (h.ids.size() + fitting - 1) / fitting);
     for (std::size_t i = 0; i < h.ids.size(); ++i) {
         const auto xi = static_cast<double>(i);
         x << xi;
