@@ -124,6 +124,26 @@ private slots:
         QCOMPARE(selected.at(0).at(0).value<std::int32_t>(), 9);
     }
 
+    // A token selected before the table is on screen is scrolled to once it is
+    // shown (the frozen view, laid out later, must not pull the table back).
+    void selectionBeforeShowScrollsToTheRow() {
+        std::vector<double> logits(3000);
+        for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = std::sin(0.37 * static_cast<double>(i));
+        TokenTablePanel panel;
+        panel.resize(700, 400);
+        panel.setView(viewOf(logits, SamplingParams{}));
+        panel.selectToken(2500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.selectToken(2500);
+        QCoreApplication::processEvents();
+        QTableView* table = panel.table();
+        const int top = table->rowAt(0);
+        const int bottom = table->rowAt(table->viewport()->height() - 1);
+        QVERIFY2(top <= 2500 && 2500 <= bottom, qPrintable(QStringLiteral("rows %1..%2").arg(top).arg(bottom)));
+        QCOMPARE(panel.frozenTable()->rowAt(0), top);
+    }
+
     void rowCountAgreesWithItsNoun() {
         TokenTablePanel panel;
         panel.setView(viewOf(sixteen(), everyStage()));

@@ -92,10 +92,16 @@ TokenTablePanel::TokenTablePanel(QWidget* parent) : QWidget(parent) {
         if (section < kFrozenColumns && table_->columnWidth(section) != size) table_->setColumnWidth(section, size);
     });
     connect(table_->horizontalHeader(), &QHeaderView::geometriesChanged, this, &TokenTablePanel::placeFrozen);
-    connect(frozen_->verticalScrollBar(), &QAbstractSlider::valueChanged, table_->verticalScrollBar(),
-            &QAbstractSlider::setValue);
-    connect(table_->verticalScrollBar(), &QAbstractSlider::valueChanged, frozen_->verticalScrollBar(),
-            &QAbstractSlider::setValue);
+    // The table leads: the frozen view follows its position, and only a scroll
+    // the frozen view makes itself (a wheel over it) is passed back, never a
+    // clamp while its range is still catching up with the table's.
+    QScrollBar* down = table_->verticalScrollBar();
+    QScrollBar* frozen_down = frozen_->verticalScrollBar();
+    connect(down, &QAbstractSlider::valueChanged, frozen_down, &QAbstractSlider::setValue);
+    connect(frozen_down, &QAbstractSlider::rangeChanged, this, [down, frozen_down] { frozen_down->setValue(down->value()); });
+    connect(frozen_down, &QAbstractSlider::valueChanged, this, [down, frozen_down](int value) {
+        if (frozen_down->maximum() == down->maximum() && value != down->value()) down->setValue(value);
+    });
     // One sort indicator for both headers (the model sorts once, for whichever was clicked).
     const auto mirror = [](QHeaderView* to) {
         return [to](int section, Qt::SortOrder order) {
