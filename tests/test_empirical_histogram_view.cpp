@@ -105,7 +105,7 @@ private slots:
         QVERIFY(!view.plot()->legend->visible());
         QCOMPARE(view.plot()->plottableCount(), 0);
         QVERIFY(view.summary()->text().contains(QStringLiteral("withdrawn")));
-        QVERIFY(view.summary()->text().contains(QStringLiteral("Press Draw")));
+        QVERIFY(view.summary()->text().contains(QStringLiteral("withdrawn: press Draw to sample")));
     }
 
     // The words follow p at alpha = 0.01 both ways, on the four-token row

@@ -127,7 +127,7 @@ EmpiricalHistogramView::EmpiricalHistogramView(QWidget* parent)
             // The input changed while drawing: the sample answers a question no longer asked.
             result_.reset();
             progress_->setValue(0);
-            showIdle(tr("The input changed during the run, so its sample was set aside."));
+            showIdle(tr("The input changed during the run, so its sample was set aside"));
         } else if (outcome.result) {
             result_ = outcome.result;
             showResult();
@@ -160,7 +160,7 @@ void EmpiricalHistogramView::setInput(std::vector<double> logits, std::vector<st
     if (result_ && !running()) {
         result_.reset();
         progress_->setValue(0);
-        showIdle(tr("The input changed, so the last sample was withdrawn."));
+        showIdle(tr("The input changed, so the last sample was withdrawn"));
     }
 }
 
@@ -247,7 +247,9 @@ QString EmpiricalHistogramView::hint() const {
 QString EmpiricalHistogramView::poolingNote() const { return pooling_->text(); }
 
 void EmpiricalHistogramView::updateHint() {
-    summary_->setText((idle_why_.isEmpty() ? QString() : idle_why_ + QLatin1Char(' ')) + hint().toHtmlEscaped());
+    QString line = hint().toHtmlEscaped();
+    if (!idle_why_.isEmpty()) line = idle_why_ + QStringLiteral(": ") + line.front().toLower() + line.mid(1);
+    summary_->setText(line);
 }
 
 void EmpiricalHistogramView::showIdle(const QString& why) {
