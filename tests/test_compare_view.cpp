@@ -71,6 +71,17 @@ QString cell(const QAbstractItemModel& model, int row, int column) {
     return model.data(model.index(row, column), Qt::DisplayRole).toString();
 }
 
+// A number cell: its sort value, and the text shows it grouped as the window does everywhere.
+int number_cell(const QAbstractItemModel& model, int row, int column) {
+    const int value = model.data(model.index(row, column), CompareRowsModel::SortRole).toInt();
+    const QString shown = cell(model, row, column);
+    if (shown != QLocale(QLocale::English).toString(value)) {
+        qWarning("cell (%d, %d) shows \"%s\" for %d", row, column, qPrintable(shown), value);
+        return -1;
+    }
+    return value;
+}
+
 QString verdict_text(Verdict verdict) { return QString::fromUtf8(verdict_name(verdict).data()); }
 
 // The view's summary and every line against compare_batch's own result.
@@ -85,11 +96,11 @@ void check_against(const CompareView& view, const batch::BatchComparison& expect
     QCOMPARE(view.rowsTable()->model()->rowCount(), static_cast<int>(expected.rows.size()));
     for (int r = 0; r < model.rowCount(); ++r) {
         const auto& row = expected.rows[static_cast<std::size_t>(r)];
-        QCOMPARE(cell(model, r, CompareRowsModel::ReferenceTokenColumn).toInt(), row.reference_token);
-        QCOMPARE(cell(model, r, CompareRowsModel::EngineTokenColumn).toInt(), row.engine_token);
+        QCOMPARE(number_cell(model, r, CompareRowsModel::ReferenceTokenColumn), row.reference_token);
+        QCOMPARE(number_cell(model, r, CompareRowsModel::EngineTokenColumn), row.engine_token);
         QCOMPARE(cell(model, r, CompareRowsModel::VerdictColumn), verdict_text(row.row));
-        QCOMPARE(cell(model, r, CompareRowsModel::ReferenceKeptColumn).toInt(), row.reference_kept);
-        QCOMPARE(cell(model, r, CompareRowsModel::EngineKeptColumn).toInt(), row.engine_kept);
+        QCOMPARE(number_cell(model, r, CompareRowsModel::ReferenceKeptColumn), row.reference_kept);
+        QCOMPARE(number_cell(model, r, CompareRowsModel::EngineKeptColumn), row.engine_kept);
         QCOMPARE(model.data(model.index(r, CompareRowsModel::LogprobDifferenceColumn), CompareRowsModel::SortRole)
                      .toDouble(),
                  row.logprob_difference);
@@ -143,6 +154,37 @@ private slots:
         QVERIFY(view.detailsLabel()->text().contains(QStringLiteral("exact mode")));
         QVERIFY(view.detailsLabel()->text().contains(QStringLiteral("reference")));
         QVERIFY(view.detailsLabel()->text().contains(QStringLiteral("batch engine")));
+    }
+
+    // Ids and counts are grouped (12,345) in the text and the table, and sort as numbers.
+    void idsAndCountsAreGrouped() {
+        CompareView view;
+        generate_with_widgets(view, 1, 20000, batch::Workload::TopPOnly, 2);
+        QVERIFY2(view.sourceLabel()->text().contains(QStringLiteral("B = 1 row, V = 20,000 ids")),
+                 qPrintable(view.sourceLabel()->text()));
+        generate_with_widgets(view, 6, 20000, batch::Workload::TopPOnly, 2);
+        QVERIFY2(view.sourceLabel()->text().contains(QStringLiteral("B = 6 rows, V = 20,000 ids")),
+                 qPrintable(view.sourceLabel()->text()));
+        RUN_OR_STOP(view, batch::Mode::Exact, batch::Backend::Host);
+        const auto& model = *view.rowsModel();
+        int large = 0;
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const auto& row = view.comparison()->rows[static_cast<std::size_t>(r)];
+            QCOMPARE(number_cell(model, r, CompareRowsModel::ReferenceTokenColumn), row.reference_token);
+            QCOMPARE(number_cell(model, r, CompareRowsModel::ReferenceKeptColumn), row.reference_kept);
+            if (row.reference_token >= 1000) {
+                ++large;
+                QVERIFY(cell(model, r, CompareRowsModel::ReferenceTokenColumn).contains(QLatin1Char(',')));
+            }
+        }
+        QVERIFY(large > 0);
+        // Sorting by token orders the numbers, not their text ("9" after "10,000").
+        view.rowsTable()->sortByColumn(CompareRowsModel::ReferenceTokenColumn, Qt::AscendingOrder);
+        const QAbstractItemModel* shown = view.rowsTable()->model();
+        for (int r = 1; r < shown->rowCount(); ++r) {
+            QVERIFY(shown->index(r - 1, CompareRowsModel::ReferenceTokenColumn).data(CompareRowsModel::SortRole).toInt() <=
+                    shown->index(r, CompareRowsModel::ReferenceTokenColumn).data(CompareRowsModel::SortRole).toInt());
+        }
     }
 
     void fastRunShowsCountsAndFit() {

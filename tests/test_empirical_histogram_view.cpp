@@ -1,6 +1,9 @@
 // The empirical-sampling view (ui/pipelines/empirical_histogram_view.h), offscreen: it
-// draws off the GUI thread and shows the engine's counts and chi-square test.
+// draws off the GUI thread and shows the engine's counts and chi-square test,
+// in words that follow p at the stated alpha, with the pooling on the plot.
 #include <QtTest>
+
+#include <cmath>
 
 #include <QComboBox>
 #include <QLabel>
@@ -11,6 +14,8 @@
 #include "engine/pipelines/pipeline_examples.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "ui/pipelines/empirical_histogram_view.h"
+
+#include <qcustomplot.h>
 
 using namespace samplescope;
 
@@ -25,6 +30,18 @@ const PipelineExample& example_c() {
 
 void open(EmpiricalHistogramView& view, const PipelineExample& e) {
     view.setInput(e.logits, e.labels, e.params, e.prompt_ids, e.output_ids);
+}
+
+// The first seed from 1 whose sample of `draws` draws from the contract's q
+// on `logits` rejects (or does not reject) the exact q at alpha, by the engine.
+std::uint64_t seedWhere(bool rejected, const std::vector<double>& logits, std::uint64_t draws) {
+    for (std::uint64_t seed = 1; seed < 5000; ++seed) {
+        SamplingParams params;
+        params.seed = seed;
+        const auto r = sample_empirically(preset_pipeline("spec"), PipelineInput{logits, params, {}, {}}, draws);
+        if (rejects(r.test) == rejected) return seed;
+    }
+    qFatal("no seed");
 }
 
 bool run(EmpiricalHistogramView& view) {
@@ -50,11 +67,109 @@ private slots:
                                                  PipelineInput{e.logits, e.params, e.prompt_ids, e.output_ids}, 50000);
         QCOMPARE(view.result()->histogram.counts, expected.histogram.counts);
         QCOMPARE(view.result()->test.p_value, expected.test.p_value);
-        QVERIFY(view.summary()->text().contains(QString::number(expected.test.p_value, 'g', 4)));
-        QVERIFY(view.summary()->text().contains(QStringLiteral("consistent with the exact q")));
+        QVERIFY(expected.test.p_value >= kEmpiricalAlpha);
+        QVERIFY2(view.summary()->text().contains(QStringLiteral("p = %1 ").arg(expected.test.p_value, 0, 'g', 2)),
+                 qPrintable(view.summary()->text()));
+        QVERIFY(view.summary()->text().contains(QStringLiteral("no evidence against the exact q")));
         QCOMPARE(view.progressBar()->value(), 1000);
         QVERIFY(view.drawButton()->isEnabled());
         QVERIFY(!view.cancelButton()->isEnabled());
+    }
+
+    // Before any draw: what Draw will do, no empty axes, no empty legend.
+    void opensWithAHintNotAnEmptyPlot() {
+        EmpiricalHistogramView view;
+        view.resize(900, 520);
+        view.show();
+        QVERIFY(!view.plot()->legend->visible());
+        QVERIFY(!view.plot()->xAxis->visible());
+        QCOMPARE(view.plot()->plottableCount(), 0);
+        QVERIFY(view.poolingNote().isEmpty());
+        const QString spec = QString::fromStdString(preset_pipeline("spec").title).toHtmlEscaped();
+        QVERIFY2(view.summary()->text().contains(
+                     QStringLiteral("Press Draw to sample 100,000 tokens from the final distribution of %1").arg(spec)),
+                 qPrintable(view.summary()->text()));
+        QVERIFY(view.summary()->text().contains(QStringLiteral("compare them with the exact q")));
+        // The hint follows the draws and the pipeline chosen.
+        view.setDraws(5000);
+        QVERIFY(view.summary()->text().contains(QStringLiteral("sample 5,000 tokens")));
+        view.pipelineCombo()->setCurrentIndex(view.pipelineCombo()->findData(QStringLiteral("vllm")));
+        QVERIFY(view.summary()->text().contains(QString::fromStdString(preset_pipeline("vllm").title).toHtmlEscaped()));
+        // After a result, a change of input withdraws it and the hint returns.
+        open(view, example_c());
+        QVERIFY(run(view));
+        QVERIFY(view.plot()->legend->visible());
+        QVERIFY(view.plot()->plottableCount() > 0);
+        open(view, example_c());
+        QVERIFY(!view.result().has_value());
+        QVERIFY(!view.plot()->legend->visible());
+        QCOMPARE(view.plot()->plottableCount(), 0);
+        QVERIFY(view.summary()->text().contains(QStringLiteral("withdrawn")));
+        QVERIFY(view.summary()->text().contains(QStringLiteral("withdrawn: press Draw to sample")));
+    }
+
+    // The words follow p at alpha = 0.01 both ways, on the four-token row
+    // [3, 2, 1, 0] (every token expected more than 5 times at 2,000 draws).
+    void verdictFollowsPAtAlpha() {
+        const std::vector<double> logits{3, 2, 1, 0};
+        for (const bool rejected : {true, false}) {
+            const std::uint64_t seed = seedWhere(rejected, logits, 2000);
+            EmpiricalHistogramView view;
+            SamplingParams params;
+            params.seed = seed;
+            view.setInput(logits, {}, params, {}, {});
+            view.setDraws(2000);
+            QVERIFY(run(view));
+            QVERIFY(view.result().has_value());
+            const auto& r = *view.result();
+            QCOMPARE(rejects(r.test), rejected);
+            const QString text = view.summary()->text();
+            const QString p = QStringLiteral("p = %1 ").arg(r.test.p_value, 0, 'g', 2);
+            QVERIFY2(text.contains(p), qPrintable(text));
+            if (rejected) {
+                QVERIFY2(text.contains(QString::fromUtf8("&lt; \u03b1 = 0.01: the draws do not follow the exact q")),
+                         qPrintable(text));
+                QVERIFY(text.contains(QStringLiteral("A correct sampler lands here in 1% of runs")));
+                QVERIFY(!text.contains(QStringLiteral("no evidence")));
+            } else {
+                QVERIFY2(text.contains(QString::fromUtf8("\u2265 \u03b1 = 0.01: no evidence against the exact q")),
+                         qPrintable(text));
+                QVERIFY(!text.contains(QStringLiteral("do not follow")));
+            }
+            // Token by token: the four ids, Holm-corrected, in words that follow the adjusted p.
+            QCOMPARE(r.tokens.tested, std::size_t{4});
+            QVERIFY(text.contains(r.tokens.p_holm < kEmpiricalAlpha
+                                      ? QStringLiteral("deviates</b>")
+                                      : QStringLiteral("No single token deviates after Holm's correction over the 4 ids "
+                                                       "tested alone")));
+            QVERIFY2(view.poolingNote().contains(QStringLiteral("Chi-square over 4 bins: every id with q > 0 is expected "
+                                                                "at least 5 times")),
+                     qPrintable(view.poolingNote()));
+        }
+    }
+
+    // The pooling is explained on the plot: 998 rare ids (0.1 draws expected
+    // each) share one bin; the two common ids have their own.
+    void poolingIsExplained() {
+        std::vector<double> logits{0.0, 0.0};
+        for (int i = 0; i < 998; ++i) logits.push_back(std::log(1e-5));
+        EmpiricalHistogramView view;
+        SamplingParams params;
+        params.seed = 3;
+        view.setInput(logits, {}, params, {}, {});
+        view.setDraws(10000);
+        QVERIFY(run(view));
+        const auto& t = view.result()->test;
+        QCOMPARE(t.pooled_cells, std::size_t{998});
+        QVERIFY(!t.pooled_merged);
+        QCOMPARE(t.bins, std::size_t{3});
+        const QString note = view.poolingNote();
+        QVERIFY2(note.contains(QStringLiteral("Chi-square over 3 bins: 2 ids expected \u2265 5 draws have one bin each")),
+                 qPrintable(note));
+        QVERIFY2(note.contains(QStringLiteral("998 ids expected < 5 draws each pooled into one bin (%1 draws expected)")
+                                   .arg(t.pooled_expected, 0, 'g', 4)),
+                 qPrintable(note));
+        QVERIFY(view.summary()->text().contains(QStringLiteral("the 2 ids tested alone")));
     }
 
     void switchingPipelineChangesTheKeptSet() {

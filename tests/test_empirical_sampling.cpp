@@ -66,6 +66,98 @@ private slots:
         QCOMPARE(sum.p_value, chi_square_p_value(test.statistic + pooled.statistic, 4));
     }
 
+    // Token by token against values worked by hand. N = 100, q = {0.5, 0.3,
+    // 0.15, 0.05}, counts {60, 25, 10, 5}: expected {50, 30, 15, 5}, all at
+    // least 5, so nothing is pooled and all four are tested. Chi-square
+    // 100/50 + 25/30 + 25/15 + 0 = 4.5 on 3 degrees of freedom, p = Q(3/2,
+    // 2.25) = erfc(1.5) + 2 sqrt(2.25 / pi) e^-2.25 = 0.21229. z = (60 - 50) /
+    // sqrt(100 x 0.5 x 0.5) = 2 is the largest, p = erfc(sqrt 2) = 0.0455003;
+    // it is the smallest of four p-values, so Holm multiplies it by 4.
+    void tokenDeviationsKnownValues() {
+        Histogram h;
+        h.ids = {0, 1, 2, 3};
+        h.expected = {0.5, 0.3, 0.15, 0.05};
+        h.counts = {60, 25, 10, 5};
+        h.draws = 100;
+        const ChiSquareTest test = chi_square_test(h, h.ids, h.expected);
+        QVERIFY(std::fabs(test.statistic - 4.5) < 1e-12);
+        QCOMPARE(test.degrees_of_freedom, std::size_t{3});
+        QCOMPARE(test.pooled_cells, std::size_t{0});
+        QVERIFY(std::fabs(test.p_value - 0.21229028736013333) < 1e-12);
+        QVERIFY(!rejects(test));
+        const TokenDeviations d = token_deviations(h, h.ids, h.expected);
+        QCOMPARE(d.tested, std::size_t{4});
+        QCOMPARE(d.id, 0);
+        QVERIFY(std::fabs(d.z - 2.0) < 1e-12);
+        QVERIFY(std::fabs(d.p - 0.04550026389635844) < 1e-12);
+        QVERIFY(std::fabs(d.p_holm - 0.18200105558543375) < 1e-12);
+
+        // q = {0.9, 0.06, 0.03, 0.01}, counts {88, 7, 4, 1}: ids 2 and 3 expect
+        // 3 and 1, are pooled (4 expected, 5 seen) and, still below 5, join
+        // the smallest bin, id 1's: {90: 88, 10: 12}, chi-square 4/90 + 4/10
+        // on 1 degree of freedom. Only ids 0 and 1 are tested alone: z_0 =
+        // -2 / sqrt(9) = -2/3, z_1 = 1 / sqrt(5.64); Holm doubles id 0's p
+        // (erfc(sqrt 2 / 3) = 0.505) and caps it at 1.
+        Histogram pooled;
+        pooled.ids = {0, 1, 2, 3};
+        pooled.expected = {0.9, 0.06, 0.03, 0.01};
+        pooled.counts = {88, 7, 4, 1};
+        pooled.draws = 100;
+        const ChiSquareTest small = chi_square_test(pooled, pooled.ids, pooled.expected);
+        QCOMPARE(small.bins, std::size_t{2});
+        QCOMPARE(small.pooled_cells, std::size_t{2});
+        QVERIFY(std::fabs(small.pooled_expected - 4.0) < 1e-12);
+        QVERIFY(small.pooled_merged);
+        QVERIFY(std::fabs(small.statistic - (4.0 / 90 + 0.4)) < 1e-12);
+        const TokenDeviations two = token_deviations(pooled, pooled.ids, pooled.expected);
+        QCOMPARE(two.tested, std::size_t{2});
+        QCOMPARE(two.id, 0);
+        QVERIFY(std::fabs(two.z + 2.0 / 3.0) < 1e-12);
+        const double p0 = std::erfc(2.0 / 3.0 / std::sqrt(2.0));
+        QVERIFY(std::fabs(two.p - p0) < 1e-15);
+        QVERIFY(std::fabs(p0 - 0.5049850750938458) < 1e-12);
+        QCOMPARE(two.p_holm, 1.0);
+
+        // The verdict follows p at alpha = 0.01: 0.0097 rejects, 0.44 does not.
+        ChiSquareTest at;
+        at.degrees_of_freedom = 3;
+        at.p_value = 0.0097;
+        QVERIFY(rejects(at));
+        at.p_value = 0.44;
+        QVERIFY(!rejects(at));
+        QCOMPARE(kEmpiricalAlpha, 0.01);
+    }
+
+    // Rare tokens drawn once are no evidence: 1,000 ids at q = 1e-6 and one at
+    // 0.999, 1,000 draws (0.001 expected of each rare id). The two rare ids
+    // drawn are 31.6 standard errors out, but neither is tested alone: their
+    // bin (1 expected, 2 seen) joins id 0's, the only token tested, with z =
+    // (998 - 999) / sqrt(1000 x 0.999 x 0.001), about -1.
+    void rareTokensAreNotTestedAlone() {
+        Histogram h;
+        h.ids.push_back(0);
+        h.expected.push_back(0.999);
+        h.counts.push_back(998);
+        for (std::int32_t id = 1; id <= 1000; ++id) {
+            h.ids.push_back(id);
+            h.expected.push_back(1e-6);
+            h.counts.push_back(id <= 2 ? 1 : 0);
+        }
+        h.draws = 1000;
+        QVERIFY(largest_deviation(h, h.ids, h.expected).z > 31.0);
+        const TokenDeviations d = token_deviations(h, h.ids, h.expected);
+        QCOMPARE(d.tested, std::size_t{1});
+        QCOMPARE(d.id, 0);
+        QVERIFY(std::fabs(d.z + 1.0 / std::sqrt(0.999)) < 1e-9);
+        QCOMPARE(d.p_holm, d.p);
+        QVERIFY(d.p_holm > kEmpiricalAlpha);
+        const ChiSquareTest test = chi_square_test(h, h.ids, h.expected);
+        QCOMPARE(test.pooled_cells, std::size_t{1000});
+        QVERIFY(test.pooled_merged);
+        QCOMPARE(test.bins, std::size_t{1});
+        QCOMPARE(test.degrees_of_freedom, std::size_t{0});
+    }
+
     void pValueClosedForms() {
         // df = 2: Q(1, x/2) = exp(-x/2).
         for (const double x : {0.1, 1.0, 5.991464547107979, 40.0}) {
@@ -107,6 +199,8 @@ private slots:
                 const auto result = sample_empirically(preset_pipeline(name), input_of(e, seed), 200000);
                 QVERIFY2(result.test.p_value > 1e-3, name);
                 QVERIFY(std::fabs(result.deviation.z) < 4.0);
+                QCOMPARE(result.tokens.tested, result.histogram.ids.size());
+                QVERIFY(result.tokens.p_holm > kEmpiricalAlpha);
                 QCOMPARE(result.test.impossible_draws, std::uint64_t{0});
             }
         }

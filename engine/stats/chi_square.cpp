@@ -24,6 +24,9 @@ void ChiSquareTest::add(const ChiSquareTest& other) {
     degrees_of_freedom += other.degrees_of_freedom;
     bins += other.bins;
     impossible_draws += other.impossible_draws;
+    pooled_cells += other.pooled_cells;
+    pooled_expected += other.pooled_expected;
+    pooled_merged = pooled_merged || other.pooled_merged;
     p_value = impossible_draws > 0 ? 0.0 : chi_square_p_value(statistic, static_cast<double>(degrees_of_freedom));
 }
 
@@ -34,15 +37,18 @@ ChiSquareTest pearson_test(std::span<const GoodnessCell> cells) {
     for (const auto& c : cells) {
         if (c.expected == 0.0) {
             test.impossible_draws += c.observed;
-        } else if (c.expected < 5.0) {
+        } else if (c.expected < kMinExpectedCount) {
             pooled.expected += c.expected;
             pooled.observed += c.observed;
+            ++test.pooled_cells;
         } else {
             bins.push_back(c);
         }
     }
+    test.pooled_expected = pooled.expected;
     if (pooled.expected > 0.0) {
-        if (pooled.expected < 5.0 && !bins.empty()) {
+        if (pooled.expected < kMinExpectedCount && !bins.empty()) {
+            test.pooled_merged = true;
             auto smallest = std::min_element(bins.begin(), bins.end(), [](const GoodnessCell& x, const GoodnessCell& y) {
                 return x.expected < y.expected;
             });

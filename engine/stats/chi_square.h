@@ -17,6 +17,9 @@
 
 namespace samplescope {
 
+// The expected count below which a cell is pooled (the rule above).
+inline constexpr double kMinExpectedCount = 5.0;
+
 // P(X >= statistic) for X ~ chi-square with `dof` degrees of freedom:
 // Q(dof / 2, statistic / 2); 1 for dof = 0, 0 for an infinite statistic.
 double chi_square_p_value(double statistic, double dof);
@@ -32,9 +35,15 @@ struct ChiSquareTest {
     std::size_t bins = 0;    // after pooling
     double p_value = 1.0;    // 1 when there is nothing to test (one bin)
     std::uint64_t impossible_draws = 0;
+    // The pooling, so a view can say what was tested: the cells expected
+    // below kMinExpectedCount, their expected count together, and whether
+    // their bin (still below it) joined the smallest other bin.
+    std::size_t pooled_cells = 0;
+    double pooled_expected = 0.0;
+    bool pooled_merged = false;
 
     // Adds an independent test (another row): statistics, degrees of freedom,
-    // bins and impossible draws add; the p-value is that of the sums.
+    // bins, impossible draws and the pooling add; the p-value is that of the sums.
     void add(const ChiSquareTest& other);
 };
 

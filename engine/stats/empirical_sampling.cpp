@@ -12,6 +12,7 @@
 #include "engine/base/input_error.h"
 #include "engine/core/inverse_cdf.h"
 #include "engine/pipelines/pipeline_runner.h"
+#include "engine/stats/verification.h"
 
 namespace samplescope {
 
@@ -175,6 +176,35 @@ LargestDeviation largest_deviation(const Histogram& histogram, const IdList& ids
     return largest;
 }
 
+TokenDeviations token_deviations(const Histogram& histogram, const IdList& ids, const Values& q) {
+    TokenDeviations out;
+    const auto n = static_cast<double>(histogram.draws);
+    std::vector<std::int32_t> tested_ids;
+    std::vector<double> z;
+    std::vector<double> p;
+    for (const auto& c : categories(histogram, ids, q)) {
+        if (!(c.expected >= kMinExpectedCount)) continue;
+        const double variance = n * c.q * (1.0 - c.q);
+        // q = 1 leaves no variance: the count is N, the deviation 0.
+        const double zi = variance > 0.0 ? (static_cast<double>(c.observed) - c.expected) / std::sqrt(variance) : 0.0;
+        tested_ids.push_back(c.id);
+        z.push_back(zi);
+        p.push_back(std::erfc(std::fabs(zi) / std::sqrt(2.0)));
+    }
+    out.tested = tested_ids.size();
+    if (tested_ids.empty()) return out;
+    const std::vector<double> adjusted = holm_adjust(p);
+    std::size_t largest = 0;
+    for (std::size_t i = 1; i < z.size(); ++i) {
+        if (std::fabs(z[i]) > std::fabs(z[largest])) largest = i;
+    }
+    out.id = tested_ids[largest];
+    out.z = z[largest];
+    out.p = p[largest];
+    out.p_holm = adjusted[largest];
+    return out;
+}
+
 EmpiricalResult sample_empirically(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t draws,
                                    std::uint64_t skip_draws, const DrawProgress& progress,
                                    const std::atomic<bool>* cancel) {
@@ -207,6 +237,7 @@ EmpiricalResult sample_empirically(const Pipeline& pipeline, const PipelineInput
     }
     result.test = chi_square_test(result.histogram, result.trace.exact_ids(), result.trace.exact_probs());
     result.deviation = largest_deviation(result.histogram, result.trace.exact_ids(), result.trace.exact_probs());
+    result.tokens = token_deviations(result.histogram, result.trace.exact_ids(), result.trace.exact_probs());
     return result;
 }
 

@@ -6,6 +6,8 @@
 #include <QPixmap>
 #include <QStringList>
 
+#include "ui/common/count_text.h"
+
 namespace samplescope {
 
 namespace {
@@ -108,7 +110,7 @@ QString CompareRowsModel::detail(const batch::RowComparison& row) const {
         if (!row.kept_mismatched_ids.empty()) {
             QStringList ids;
             const std::size_t shown = std::min<std::size_t>(row.kept_mismatched_ids.size(), 8);
-            for (std::size_t i = 0; i < shown; ++i) ids << QString::number(row.kept_mismatched_ids[i]);
+            for (std::size_t i = 0; i < shown; ++i) ids << ui::groupedNumber(row.kept_mismatched_ids[i]);
             if (shown < row.kept_mismatched_ids.size()) ids << QStringLiteral("...");
             kept += tr(" at ids %1").arg(ids.join(QStringLiteral(", ")));
         }
@@ -125,13 +127,14 @@ QVariant CompareRowsModel::data(const QModelIndex& index, int role) const {
     switch (role) {
         case Qt::DisplayRole:
             switch (column) {
-                case RowColumn: return index.row();
+                // Ids and counts grouped as everywhere in the window (128,255), whatever the locale.
+                case RowColumn: return ui::groupedNumber(index.row());
                 case VerdictColumn: return verdictText(row.row);
-                case ReferenceTokenColumn: return row.reference_token;
-                case EngineTokenColumn: return row.engine_token;
+                case ReferenceTokenColumn: return ui::groupedNumber(row.reference_token);
+                case EngineTokenColumn: return ui::groupedNumber(row.engine_token);
                 case LogprobDifferenceColumn: return logprobDifference(row.logprob_difference);
-                case ReferenceKeptColumn: return row.reference_kept;
-                case EngineKeptColumn: return row.engine_kept;
+                case ReferenceKeptColumn: return ui::groupedNumber(row.reference_kept);
+                case EngineKeptColumn: return ui::groupedNumber(row.engine_kept);
                 case DetailColumn: return detail(row);
                 default: return {};
             }
@@ -155,15 +158,21 @@ QVariant CompareRowsModel::data(const QModelIndex& index, int role) const {
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         case Qt::ToolTipRole:
             return tr("Reference token %1 (logprob %2), engine token %3 (logprob %4). Double-click to open the row.")
-                .arg(row.reference_token)
+                .arg(ui::groupedNumber(row.reference_token))
                 .arg(row.reference_logprob, 0, 'g', 17)
-                .arg(row.engine_token)
+                .arg(ui::groupedNumber(row.engine_token))
                 .arg(row.engine_logprob, 0, 'g', 17);
         case VerdictRole: return static_cast<int>(row.row);
         case SortRole:
+            // Numbers sort as numbers, not as their grouped text.
             switch (column) {
+                case RowColumn: return index.row();
                 case VerdictColumn: return static_cast<int>(row.row);
+                case ReferenceTokenColumn: return row.reference_token;
+                case EngineTokenColumn: return row.engine_token;
                 case LogprobDifferenceColumn: return row.logprob_difference;
+                case ReferenceKeptColumn: return row.reference_kept;
+                case EngineKeptColumn: return row.engine_kept;
                 case DetailColumn: return detail(row);
                 default: return data(index, Qt::DisplayRole);
             }

@@ -9,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -25,6 +26,7 @@
 #include "engine/base/input_error.h"
 #include "ui/compare/batch_params_model.h"
 #include "ui/compare/compare_rows_model.h"
+#include "ui/common/count_text.h"
 
 namespace samplescope {
 
@@ -141,12 +143,15 @@ void CompareView::buildLayout() {
     generate_row->addWidget(new QLabel(tr("Seed"), batch_box));
     generate_row->addWidget(seed_spin_);
     generate_row->addWidget(generate_button_);
-    generate_row->addSpacing(16);
-    generate_row->addWidget(new QLabel(tr("or open files:"), batch_box));
-    generate_row->addWidget(open_logits_button_);
-    generate_row->addWidget(open_params_button_);
     generate_row->addStretch(1);
     batch_layout->addLayout(generate_row);
+    // Files on a line of their own, so the batch box fits a 1280-pixel window.
+    auto* files_row = new QHBoxLayout;
+    files_row->addWidget(new QLabel(tr("or open files:"), batch_box));
+    files_row->addWidget(open_logits_button_);
+    files_row->addWidget(open_params_button_);
+    files_row->addStretch(1);
+    batch_layout->addLayout(files_row);
     source_label_ = new QLabel(batch_box);
     source_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     batch_layout->addWidget(source_label_);
@@ -210,6 +215,7 @@ void CompareView::buildLayout() {
     params_table_->horizontalHeader()->setResizeContentsPrecision(64);
     params_table_->verticalHeader()->setDefaultSectionSize(params_table_->fontMetrics().height() + 6);
     params_layout->addWidget(params_table_);
+    params_table_->resizeColumnsToContents();  // the headers whole before any batch
 
     auto* results_box = new QGroupBox(tr("Reference (CPU, f64) against the batch engine, one line per row"), split);
     auto* results_layout = new QVBoxLayout(results_box);
@@ -239,6 +245,7 @@ void CompareView::buildLayout() {
     rows_table_->horizontalHeader()->setResizeContentsPrecision(64);
     rows_table_->horizontalHeader()->setStretchLastSection(true);
     rows_table_->setToolTip(tr("Double-click a row to open it in the stage view"));
+    rows_table_->resizeColumnsToContents();  // the headers whole before any run
     results_layout->addWidget(rows_table_, 1);
     split->addWidget(params_box);
     split->addWidget(results_box);
@@ -433,10 +440,10 @@ void CompareView::updateSource() {
         return;
     }
     source_label_->setToolTip(QString::fromStdString(batch_.source));
-    source_label_->setText(tr("On show: %1, B = %2 rows, V = %3 ids")
-                               .arg(QString::fromStdString(batch_.source_name))
-                               .arg(batch_.rows)
-                               .arg(batch_.vocab));
+    source_label_->setText(tr("On show: %1, B = %2, V = %3")
+                               .arg(QString::fromStdString(batch_.source_name),
+                                    ui::countText(batch_.rows, tr("row"), tr("rows")),
+                                    ui::countText(batch_.vocab, tr("id"), tr("ids"))));
 }
 
 void CompareView::openRow(int row) {
@@ -457,10 +464,12 @@ void CompareView::showSummary() {
     }
     const batch::BatchComparison& c = *comparison_;
     counts_label_->setText(tr("Rows <b>%1</b> &nbsp; %2 &nbsp; %3 &nbsp; %4")
-                               .arg(c.counts.rows)
-                               .arg(chip(tr("Equal %1").arg(c.counts.equal), Verdict::Equal, c.counts.equal),
-                                    chip(tr("Near-tie %1").arg(c.counts.near_tie), Verdict::NearTie, c.counts.near_tie),
-                                    chip(tr("Mismatch %1").arg(c.counts.mismatch), Verdict::Mismatch, c.counts.mismatch)));
+                               .arg(ui::groupedNumber(c.counts.rows),
+                                    chip(tr("Equal %1").arg(ui::groupedNumber(c.counts.equal)), Verdict::Equal, c.counts.equal),
+                                    chip(tr("Near-tie %1").arg(ui::groupedNumber(c.counts.near_tie)), Verdict::NearTie,
+                                         c.counts.near_tie),
+                                    chip(tr("Mismatch %1").arg(ui::groupedNumber(c.counts.mismatch)), Verdict::Mismatch,
+                                         c.counts.mismatch)));
 
     QStringList details;
     details << tr("%1 mode (δ = %2, logprob within %3)")
@@ -470,14 +479,14 @@ void CompareView::showSummary() {
     details << tr("worst |Δ logprob| %1")
                    .arg(c.worst_logprob_difference == 0.0 ? QStringLiteral("0")
                                                           : QString::number(c.worst_logprob_difference, 'e', 2));
-    details << tr("kept sets: %1 mismatch, %2 near-tie").arg(c.kept_mismatches).arg(c.kept_near_ties);
+    details << tr("kept sets: %1 mismatch, %2 near-tie")
+                   .arg(ui::groupedNumber(c.kept_mismatches), ui::groupedNumber(c.kept_near_ties));
     if (c.fit) {
-        details << tr("goodness of fit p = %1 (χ² %2 on %3 dof, %4 rows × %5 draws)")
+        details << tr("goodness of fit p = %1 (χ² %2 on %3 dof, %4 × %5 draws)")
                        .arg(c.fit->p_value, 0, 'g', 3)
                        .arg(c.fit->statistic, 0, 'f', 1)
-                       .arg(c.fit->dof, 0, 'f', 0)
-                       .arg(c.fit->rows)
-                       .arg(c.fit->draws_per_row);
+                       .arg(QLocale(QLocale::English).toString(c.fit->dof, 'f', 0),
+                            ui::countText(c.fit->rows, tr("row"), tr("rows")), ui::groupedNumber(c.fit->draws_per_row));
     } else if (c.mode == batch::Mode::Fast) {
         details << tr("no goodness-of-fit test (fit draws 0)");
     }

@@ -23,7 +23,7 @@ void ResultBar::showView(const std::shared_ptr<const TraceView>& view) {
     const QString u = trace.u ? QStringLiteral("u = %1").arg(QString::fromStdString(format_number(*trace.u)))
                               : QStringLiteral("no draw (greedy)");
     setText(QStringLiteral("%1 <b style='color:#D55E00'>%2</b> (id %3) &nbsp;·&nbsp; logprob %4 &nbsp;·&nbsp; %5 "
-                           "&nbsp;·&nbsp; kept %6 of %7 &nbsp;·&nbsp; seed %8 &nbsp;·&nbsp; draws %9")
+                           "&nbsp;·&nbsp; kept %6 of V = %7 &nbsp;·&nbsp; seed %8 &nbsp;·&nbsp; draws %9")
                 .arg(how, label, QString::number(trace.token), QString::fromStdString(format_number(trace.logprob)), u,
                      QLocale(QLocale::English).toString(static_cast<qulonglong>(trace.final_kept().size())),
                      QLocale(QLocale::English).toString(static_cast<qulonglong>(trace.vocab_size)),

@@ -1,8 +1,10 @@
 #include "ui/pipelines/empirical_histogram_view.h"
 
 #include <QComboBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -10,6 +12,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <cmath>
 
 #include <qcustomplot.h>
@@ -24,6 +27,22 @@ namespace samplescope {
 namespace {
 
 QString text(std::string_view view) { return QString::fromUtf8(view.data(), static_cast<qsizetype>(view.size())); }
+
+QString grouped(std::uint64_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
+
+// A p-value with enough digits that its text sits on the same side of alpha
+// as the value (0.00996 is not shown as "0.01" beside "< alpha = 0.01").
+QString pText(double p, double alpha) {
+    QString shown;
+    for (int digits = 2; digits <= 8; ++digits) {
+        shown = QString::number(p, 'g', digits);
+        const double back = shown.toDouble();
+        if ((back < alpha) == (p < alpha) && back != alpha) break;
+    }
+    return shown;
+}
+
+const QString kRed = QStringLiteral("#b00020");
 
 }  // namespace
 
@@ -59,7 +78,7 @@ EmpiricalHistogramView::EmpiricalHistogramView(QWidget* parent)
     controls->addWidget(progress_, 1);
     layout->addLayout(controls);
 
-    summary_ = new QLabel(tr("Press Draw to sample the final distribution."), this);
+    summary_ = new QLabel(this);
     summary_->setTextFormat(Qt::RichText);
     summary_->setWordWrap(true);
     layout->addWidget(summary_);
@@ -68,8 +87,22 @@ EmpiricalHistogramView::EmpiricalHistogramView(QWidget* parent)
     plot_->setMinimumSize(420, 260);
     plot_->xAxis->setLabel(tr("token"));
     plot_->yAxis->setLabel(tr("frequency"));
-    plot_->legend->setVisible(true);
+    plot_->legend->setVisible(false);
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // How the ids were binned for the test, above the axes (never over the bars).
+    plot_->plotLayout()->insertRow(0);
+    pooling_ = new QCPTextElement(plot_, QString(), QFont(font().family(), 9));
+    pooling_->setTextColor(QColor(0x33, 0x33, 0x33));
+    pooling_->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+    pooling_->setLayer(QStringLiteral("axes"));
+    plot_->plotLayout()->addElement(0, 0, pooling_);
+    hint_ = new QCPItemText(plot_);
+    hint_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    hint_->position->setCoords(0.5, 0.45);
+    hint_->setPositionAlignment(Qt::AlignCenter);
+    hint_->setTextAlignment(Qt::AlignCenter);
+    hint_->setColor(QColor(0x55, 0x55, 0x55));
+    hint_->setText(tr("Each id's observed count / N (bars) will be drawn here against its exact q (diamonds)."));
     layout->addWidget(plot_, 1);
 
     poll_ = new QTimer(this);
@@ -80,6 +113,10 @@ EmpiricalHistogramView::EmpiricalHistogramView(QWidget* parent)
     connect(pipeline_combo_, &QComboBox::currentIndexChanged, this, [this](int index) {
         const QString name = index >= 0 ? pipeline_combo_->itemData(index).toString() : QString();
         if (!name.isEmpty() && name != text(kCustomPipelineName)) pipeline_ = preset_pipeline(name.toStdString());
+        if (idle_) updateHint();
+    });
+    connect(draws_, &QSpinBox::valueChanged, this, [this] {
+        if (idle_) updateHint();
     });
     connect(&watcher_, &QFutureWatcher<DrawOutcome>::finished, this, [this] {
         poll_->stop();
@@ -89,10 +126,8 @@ EmpiricalHistogramView::EmpiricalHistogramView(QWidget* parent)
         if (outcome.result && input_serial_ != run_serial_) {
             // The input changed while drawing: the sample answers a question no longer asked.
             result_.reset();
-            plot_->clearPlottables();
-            plot_->replot();
             progress_->setValue(0);
-            summary_->setText(tr("The input changed during the run: press Draw to sample the new final distribution."));
+            showIdle(tr("The input changed during the run, so its sample was set aside"));
         } else if (outcome.result) {
             result_ = outcome.result;
             showResult();
@@ -102,6 +137,7 @@ EmpiricalHistogramView::EmpiricalHistogramView(QWidget* parent)
         }
         emit finished();
     });
+    showIdle();
 }
 
 EmpiricalHistogramView::~EmpiricalHistogramView() {
@@ -123,10 +159,8 @@ void EmpiricalHistogramView::setInput(std::vector<double> logits, std::vector<st
     // this input's sample (a new run starts only on Draw).
     if (result_ && !running()) {
         result_.reset();
-        plot_->clearPlottables();
-        plot_->replot();
         progress_->setValue(0);
-        summary_->setText(tr("The input changed: press Draw to sample the new final distribution."));
+        showIdle(tr("The input changed, so the last sample was withdrawn"));
     }
 }
 
@@ -144,6 +178,7 @@ void EmpiricalHistogramView::setPipeline(const Pipeline& pipeline) {
     pipeline_combo_->blockSignals(true);
     pipeline_combo_->setCurrentIndex(index);
     pipeline_combo_->blockSignals(false);
+    if (idle_) updateHint();
 }
 
 void EmpiricalHistogramView::setDraws(int draws) { draws_->setValue(draws); }
@@ -161,12 +196,11 @@ void EmpiricalHistogramView::start() {
     done_ = std::make_shared<std::atomic<std::uint64_t>>(0);
     asked_ = static_cast<std::uint64_t>(draws_->value());
     run_serial_ = input_serial_;
+    idle_ = false;  // the summary says what is being drawn until the run ends
     progress_->setValue(0);
     draw_button_->setEnabled(false);
     cancel_button_->setEnabled(true);
-    summary_->setText(tr("Drawing %1 tokens with %2 ...")
-                          .arg(QLocale().toString(static_cast<qulonglong>(asked_)),
-                               QString::fromStdString(pipeline_.title)));
+    summary_->setText(tr("Drawing %1 tokens with %2 ...").arg(grouped(asked_), QString::fromStdString(pipeline_.title)));
     // The worker owns copies of everything it reads.
     const Pipeline pipeline = pipeline_;
     const auto logits = logits_;
@@ -203,10 +237,37 @@ QString EmpiricalHistogramView::labelOf(std::int32_t id) const {
     return QString::fromStdString(token_display_label(labels_, id));
 }
 
-void EmpiricalHistogramView::showError(const QString& message) {
-    summary_->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(message.toHtmlEscaped()));
+QString EmpiricalHistogramView::hint() const {
+    return tr("Press Draw to sample %1 tokens from the final distribution of %2 and compare them with the exact q "
+              "(Pearson's chi-square at \u03b1 = %3).")
+        .arg(grouped(static_cast<std::uint64_t>(draws_->value())), QString::fromStdString(pipeline_.title),
+             QString::number(kEmpiricalAlpha));
+}
+
+QString EmpiricalHistogramView::poolingNote() const { return pooling_->text(); }
+
+void EmpiricalHistogramView::updateHint() {
+    QString line = hint().toHtmlEscaped();
+    if (!idle_why_.isEmpty()) line = idle_why_ + QStringLiteral(": ") + line.front().toLower() + line.mid(1);
+    summary_->setText(line);
+}
+
+void EmpiricalHistogramView::showIdle(const QString& why) {
+    idle_ = true;
+    idle_why_ = why.toHtmlEscaped();
     plot_->clearPlottables();
+    plot_->legend->setVisible(false);
+    plot_->xAxis->setVisible(false);
+    plot_->yAxis->setVisible(false);
+    pooling_->setText(QString());
+    hint_->setVisible(true);
     plot_->replot();
+    updateHint();
+}
+
+void EmpiricalHistogramView::showError(const QString& message) {
+    showIdle();
+    summary_->setText(QStringLiteral("<span style='color:%1'>%2</span>").arg(kRed, message.toHtmlEscaped()));
 }
 
 void EmpiricalHistogramView::showResult() {
@@ -214,35 +275,97 @@ void EmpiricalHistogramView::showResult() {
     const auto& h = r.histogram;
     const double n = static_cast<double>(h.draws);
     progress_->setValue(h.cancelled ? static_cast<int>(1000.0 * n / static_cast<double>(asked_)) : 1000);
+    idle_ = false;
+    idle_why_.clear();
+    hint_->setVisible(false);
+    plot_->legend->setVisible(true);
+    plot_->xAxis->setVisible(true);
+    plot_->yAxis->setVisible(true);
 
+    // The verdict follows p at the stated alpha (engine/stats/empirical_sampling.h).
     const auto& t = r.test;
-    const QString statistic = std::isfinite(t.statistic) ? QString::number(t.statistic, 'g', 5) : tr("infinite");
-    QString deviation;
-    if (r.deviation.id >= 0) {
-        deviation = std::isfinite(r.deviation.z)
-                        ? tr("largest deviation: token %1 at %2 standard errors")
-                              .arg(labelOf(r.deviation.id).toHtmlEscaped(), QString::number(r.deviation.z, 'f', 2))
-                        : tr("largest deviation: token %1 drawn though q = 0").arg(labelOf(r.deviation.id).toHtmlEscaped());
+    const double alpha = kEmpiricalAlpha;
+    const QString alpha_text = QString::number(alpha);
+    const QString fit = tr("Pearson's chi-square %1 on %2 degrees of freedom")
+                            .arg(std::isfinite(t.statistic) ? QString::number(t.statistic, 'g', 5) : tr("infinite"),
+                                 grouped(t.degrees_of_freedom));
+    QString verdict;
+    if (t.impossible_draws > 0) {
+        verdict = tr("<b style='color:%1'>%2 of the draws fell on ids whose exact q is 0: the draws do not follow the "
+                     "exact q</b> (p = 0).")
+                      .arg(kRed, grouped(t.impossible_draws));
+    } else if (t.degrees_of_freedom == 0) {
+        verdict = tr("Nothing to test: every draw falls in one bin.");
+    } else if (rejects(t, alpha)) {
+        verdict = tr("<b style='color:%1'>p = %2 &lt; \u03b1 = %3: the draws do not follow the exact q</b> (%4). "
+                     "A correct sampler lands here in %5% of runs.")
+                      .arg(kRed, pText(t.p_value, alpha), alpha_text, fit, QString::number(100.0 * alpha));
+    } else {
+        verdict = tr("<b>p = %1 \u2265 \u03b1 = %2: no evidence against the exact q</b> (%3).")
+                      .arg(pText(t.p_value, alpha), alpha_text, fit);
     }
-    const QString verdict = t.degrees_of_freedom == 0
-                                ? tr("nothing to test (one outcome)")
-                                : (t.p_value < 0.001 ? tr("<b style='color:#b00020'>rejects</b> the exact q at the 0.1% level")
-                                                     : tr("consistent with the exact q"));
-    summary_->setText(tr("%1%2 draws with %3 (seed %4). Chi-square %5 on %6 degrees of freedom (%7 bins), "
-                         "<b>p = %8</b>: %9; %10.")
-                          .arg(h.cancelled ? tr("Cancelled after ") : QString(),
-                               QLocale().toString(static_cast<qulonglong>(h.draws)),
-                               QString::fromStdString(pipeline_.title), QString::number(r.trace.trace.seed),
-                               statistic, QString::number(t.degrees_of_freedom), QString::number(t.bins),
-                               QString::number(t.p_value, 'g', 4), verdict, deviation));
+
+    // Token by token, Holm-corrected over the ids tested alone.
+    const auto& d = r.tokens;
+    QString tokens;
+    if (d.tested == 0) {
+        tokens = tr("No id is expected %1 times, so none is tested alone.").arg(kMinExpectedCount);
+    } else {
+        const QString who = tr("%1 (id %2)").arg(labelOf(d.id).toHtmlEscaped(), grouped(static_cast<std::uint64_t>(d.id)));
+        const QString over = d.tested == 1 ? tr("the one id tested alone")
+                                           : tr("the %1 ids tested alone").arg(grouped(d.tested));
+        tokens = d.p_holm < alpha
+                     ? tr("<b style='color:%1'>%2 deviates</b>: %3 standard errors from its expected count, p = %4, "
+                          "%5 after Holm's correction over %6.")
+                           .arg(kRed, who, QString::number(d.z, 'f', 2), pText(d.p, alpha), pText(d.p_holm, alpha), over)
+                     : tr("No single token deviates after Holm's correction over %1 (largest: %2 at %3 standard "
+                          "errors, adjusted p = %4).")
+                           .arg(over, who, QString::number(d.z, 'f', 2), pText(d.p_holm, alpha));
+    }
+    summary_->setText(tr("%1%2 draws with %3 (seed %4).<br>%5<br>%6")
+                          .arg(h.cancelled ? tr("Cancelled after ") : QString(), grouped(h.draws),
+                               QString::fromStdString(pipeline_.title).toHtmlEscaped(),
+                               QString::number(r.trace.trace.seed), verdict, tokens));
+
+    // The pooling, on the plot: what the chi-square's bins are.
+    const std::size_t own = t.pooled_cells > 0 && !t.pooled_merged ? t.bins - 1 : t.bins;
+    const QString ids_alone = own == 1 ? tr("1 id expected \u2265 %1 draws has its own bin").arg(kMinExpectedCount)
+                                       : tr("%1 ids expected \u2265 %2 draws have one bin each")
+                                             .arg(grouped(own))
+                                             .arg(kMinExpectedCount);
+    QString pooling;
+    if (t.pooled_cells == 0) {
+        pooling = tr("Chi-square over %1 bins: every id with q > 0 is expected at least %2 times and has its own bin.")
+                      .arg(grouped(t.bins))
+                      .arg(kMinExpectedCount);
+    } else {
+        const QString pooled = t.pooled_cells == 1 ? tr("1 id expected < %1 draws").arg(kMinExpectedCount)
+                                                   : tr("%1 ids expected < %2 draws each")
+                                                         .arg(grouped(t.pooled_cells))
+                                                         .arg(kMinExpectedCount);
+        const QString where = t.pooled_merged
+                                  ? tr("pooled (%1 draws expected together, still < %2) and added to the smallest bin")
+                                        .arg(QString::number(t.pooled_expected, 'g', 4))
+                                        .arg(kMinExpectedCount)
+                                  : tr("pooled into one bin (%1 draws expected)").arg(QString::number(t.pooled_expected, 'g', 4));
+        pooling = tr("Chi-square over %1 bins: %2;\n%3 %4.").arg(grouped(t.bins), ids_alone, pooled, where);
+    }
+    pooling_->setText(pooling);
 
     plot_->clearPlottables();
     QVector<double> x;
     QVector<double> observed;
     QVector<double> expected;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    // Many ids make an unreadable axis: label at most about 30 of them.
-    const std::size_t every = std::max<std::size_t>(1, h.ids.size() / 30);
+    // Many ids make an unreadable axis: label only as many as fit side by side.
+    const QFontMetrics metrics(plot_->xAxis->tickLabelFont());
+    int widest = 1;
+    for (std::size_t i = 0; i < h.ids.size() && i < 2000; ++i) {
+        widest = std::max(widest, metrics.horizontalAdvance(labelOf(h.ids[i])));
+    }
+    const int axis_width = std::max(200, plot_->axisRect()->width() > 0 ? plot_->axisRect()->width() : plot_->width() - 80);
+    const auto fitting = static_cast<std::size_t>(std::max(1, axis_width / (widest + 12)));
+    const std::size_t every = std::max<std::size_t>(1, (h.ids.size() + fitting - 1) / fitting);
     for (std::size_t i = 0; i < h.ids.size(); ++i) {
         const auto xi = static_cast<double>(i);
         x << xi;

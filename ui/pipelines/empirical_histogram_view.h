@@ -1,7 +1,9 @@
 // Draws N tokens from a pipeline's final distribution with consecutive draws
 // of the request's stream, off the GUI thread (progress bar, cancel), and
-// shows the counts against the exact q with the chi-square test and the
-// largest deviation, all from engine/stats/empirical_sampling.h.
+// shows the counts against the exact q with the chi-square test's verdict at
+// alpha, the pooling it used, and each tested token's deviation after Holm's
+// correction, all from engine/stats/empirical_sampling.h. Before the first
+// draw it says what Draw will do instead of showing empty axes.
 #pragma once
 
 #include <QFutureWatcher>
@@ -16,6 +18,8 @@
 #include "engine/stats/empirical_sampling.h"
 
 class QComboBox;
+class QCPItemText;
+class QCPTextElement;
 class QCustomPlot;
 class QLabel;
 class QProgressBar;
@@ -53,6 +57,10 @@ public:
     QProgressBar* progressBar() const { return progress_; }
     QLabel* summary() const { return summary_; }
     QCustomPlot* plot() const { return plot_; }
+    // The line above the plot that says how the ids were binned for the test
+    // (empty before a result), and the hint shown in the plot before one.
+    QString poolingNote() const;
+    QString hint() const;
 
 signals:
     void finished();
@@ -60,6 +68,10 @@ signals:
 private:
     void showResult();
     void showError(const QString& message);
+    // No result on show: empty axes are hidden behind a line saying what
+    // Draw does; `why` (may be empty) says why the last sample went.
+    void showIdle(const QString& why = {});
+    void updateHint();
     void pollProgress();
     QString labelOf(std::int32_t id) const;
 
@@ -92,6 +104,10 @@ private:
     QProgressBar* progress_ = nullptr;
     QLabel* summary_ = nullptr;
     QCustomPlot* plot_ = nullptr;
+    QCPTextElement* pooling_ = nullptr;
+    QCPItemText* hint_ = nullptr;
+    QString idle_why_;
+    bool idle_ = true;
     QTimer* poll_ = nullptr;
 };
 

@@ -24,6 +24,7 @@
 #include "engine/base/input_error.h"
 #include "engine/json/params_json.h"
 #include "engine/pipelines/pipeline_presets.h"
+#include "ui/common/count_text.h"
 
 namespace samplescope {
 
@@ -135,13 +136,11 @@ QString VerifyView::verdictText() const { return verdict_label_->text(); }
 
 void VerifyView::updateStatus() {
     const auto name = [](const QString& n, const QString& none) { return n.isEmpty() ? none : n; };
-    inputs_label_->setText(tr("Logits: %1 (%2 x %3) | params: %4 | draws: %5 (%6 rows)")
-                               .arg(name(logits_name_, tr("none")))
-                               .arg(logits_.rows)
-                               .arg(logits_.cols)
-                               .arg(name(params_name_, tr("the same for every row")))
-                               .arg(name(samples_name_, tr("none")))
-                               .arg(samples_.rows.size()));
+    inputs_label_->setText(tr("Logits: %1 (%2 x %3) | params: %4 | draws: %5 (%6)")
+                               .arg(name(logits_name_, tr("none")), ui::groupedNumber(logits_.rows),
+                                    ui::groupedNumber(logits_.cols), name(params_name_, tr("the same for every row")),
+                                    name(samples_name_, tr("none")),
+                                    ui::countText(samples_.rows.size(), tr("row"), tr("rows"))));
 }
 
 // Runs one file's read; a refusal shows its message and changes nothing else.
@@ -231,7 +230,9 @@ bool VerifyView::runVerification() {
     std::vector<SamplerRow> rows;
     const std::size_t verified = samples_.rows.size() == logits_.rows ? logits_.rows : 1;
     if (samples_.rows.size() != verified) {
-        showError(tr("samples: %1 rows of draws, the logits have %2 rows").arg(samples_.rows.size()).arg(logits_.rows));
+        showError(tr("samples: %1 of draws, the logits have %2")
+                      .arg(ui::countText(samples_.rows.size(), tr("row"), tr("rows")),
+                           ui::countText(logits_.rows, tr("row"), tr("rows"))));
         return false;
     }
     for (std::size_t r = 0; r < verified; ++r) {
@@ -246,7 +247,7 @@ bool VerifyView::runVerification() {
     run_button_->setEnabled(false);
     cancel_button_->setEnabled(true);
     showError({});
-    verdict_label_->setText(tr("Verifying %1 rows...").arg(rows.size()));
+    verdict_label_->setText(tr("Verifying %1...").arg(ui::countText(rows.size(), tr("row"), tr("rows"))));
     QPointer<VerifyView> self(this);
     watcher_->setFuture(QtConcurrent::run([rows = std::move(rows), pipeline_name, alpha, cancel = cancel_, self]() {
         Outcome outcome;
@@ -373,28 +374,30 @@ void VerifyView::showRow(int row) {
     plot_widget_->replot();
 
     const bool pass = v.pass;
-    QString verdict = tr("<b>Batch: %1.</b> Row %2: <b>%3</b>. %4 draws, %5 kept ids.")
+    QString verdict = tr("<b>Batch: %1</b> at \u03b1 = %2 after Holm's correction. Row %3: <b>%4</b>. %5, %6.")
                           .arg(verification_->result.pass ? tr("pass") : tr("fail"))
-                          .arg(verification_->row[r])
+                          .arg(verification_->result.alpha, 0, 'g', 6)
+                          .arg(ui::groupedNumber(verification_->row[r]))
                           .arg(pass ? tr("pass") : tr("fail"))
-                          .arg(v.samples)
-                          .arg(verification_->exact[r].trace.final_kept().size());
+                          .arg(ui::countText(v.samples, tr("draw"), tr("draws")),
+                               ui::countText(verification_->exact[r].trace.final_kept().size(), tr("kept id"),
+                                             tr("kept ids")));
     if (!v.support_violations.empty()) {
         QStringList ids;
         for (std::size_t i = 0; i < v.support_violations.size() && i < 8; ++i) {
-            ids << QStringLiteral("%1 (x%2)").arg(v.support_violations[i].id).arg(v.support_violations[i].count);
+            ids << QStringLiteral("%1 (x%2)").arg(ui::groupedNumber(v.support_violations[i].id),
+                                                  ui::groupedNumber(v.support_violations[i].count));
         }
-        verdict += tr(" <span style='color:#d62728'><b>%1 draws outside the support</b>: %2</span>.")
-                       .arg(v.outside_count)
-                       .arg(ids.join(QStringLiteral(", ")));
+        verdict += tr(" <span style='color:#d62728'><b>%1 outside the support</b>: %2</span>.")
+                       .arg(ui::countText(v.outside_count, tr("draw"), tr("draws")), ids.join(QStringLiteral(", ")));
     }
-    verdict += tr(" G = %1, %2 dof, p = %3 (Holm %4). Tail (%5 ids, shaded): %6 observed vs %7 expected, p = %8.")
+    verdict += tr(" G = %1, %2 dof, p = %3 (Holm-adjusted %4). Tail (%5, shaded): %6 observed vs %7 expected, p = %8.")
                    .arg(v.g.statistic, 0, 'g', 5)
-                   .arg(v.g.degrees_of_freedom)
+                   .arg(ui::groupedNumber(v.g.degrees_of_freedom))
                    .arg(v.g.p_value, 0, 'g', 3)
                    .arg(v.g_p_holm, 0, 'g', 3)
-                   .arg(v.tail.ids)
-                   .arg(v.tail.observed)
+                   .arg(ui::countText(v.tail.ids, tr("id"), tr("ids")))
+                   .arg(ui::groupedNumber(v.tail.observed))
                    .arg(v.tail.expected, 0, 'g', 4)
                    .arg(v.tail.p_value, 0, 'g', 3);
     verdict += v.detectable_tv < 1.0
