@@ -1,5 +1,7 @@
 #include "ui/panels/token_table_panel.h"
 
+#include <QTimer>
+
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -155,6 +157,16 @@ void TokenTablePanel::setView(std::shared_ptr<const TraceView> view) {
     updateCount();
     fitHeaders();
     if (selected_ >= 0) selectToken(selected_);
+}
+
+void TokenTablePanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (selected_ >= 0) {
+        // After the layout has given the table its height, so the row lands in the middle.
+        QTimer::singleShot(0, this, [this] {
+            if (selected_ >= 0) selectToken(selected_);
+        });
+    }
 }
 
 void TokenTablePanel::selectToken(std::int32_t id) {

@@ -37,6 +37,9 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    // A token selected while the table was hidden (--select, a click on a plot)
+    // is scrolled to once the table has its size.
+    void showEvent(QShowEvent* event) override;
 
 private:
     void updateCount();
