@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "engine/stats/distribution_stats.h"
@@ -24,6 +26,72 @@ struct RankedToken {
     bool operator==(const RankedToken&) const = default;
 };
 
+// One point of a stage's whole-vocabulary curve: a candidate at its rank,
+// standing for the ranks of its bucket (every rank up to kExactRanks, then
+// log-spaced buckets) as the one with the largest q there (q after the stage
+// for a kept id, q before it for a dropped one), so no spike is lost.
+struct CurvePoint {
+    std::size_t rank = 0;         // 1-based rank among the stage's candidates
+    std::size_t bucket_first = 0;  // the ranks this point stands for
+    std::size_t bucket_last = 0;
+    RankedToken token;
+
+    double shownProb() const { return token.kept ? token.prob_after : token.prob_before; }
+    bool operator==(const CurvePoint&) const = default;
+};
+
+// Every candidate of a stage, ranked (logit desc, id asc) and downsampled on
+// the log-rank axis: what the plot's "Whole vocabulary" view draws.
+struct VocabCurve {
+    static constexpr std::size_t kExactRanks = 300;   // every rank up to here is a point of its own
+    static constexpr double kBucketRatio = 1.006;     // then a bucket ends at about 1.006 x its start
+
+    std::size_t candidates = 0;   // ids the stage received
+    std::size_t kept = 0;         // ids it kept
+    std::size_t kept_first = 0;   // 1-based ranks of the first and last kept candidate, 0 when none
+    std::size_t kept_last = 0;
+    bool kept_prefix = true;      // the kept ids are exactly ranks 1..kept_last
+    // Ascending rank; per bucket the kept candidate and the dropped candidate
+    // of largest q, plus the kept region's edges (kept_first, kept_last and the
+    // rank after it) as points of their own.
+    std::vector<CurvePoint> points;
+    std::optional<CurvePoint> chosen;  // the drawn (or greedy) token, where it is a candidate
+    double min_prob = 0.0;             // the smallest positive q among the points
+
+    bool operator==(const VocabCurve&) const = default;
+};
+
+// Ranks candidate sets once per distinct (ids, logits): a stage's order is
+// derived from the largest order already known (the previous stage's, or the
+// previous trace's), moving only the ids whose logit changed, so a trace's
+// stages cost one sort of the row at most, and an unchanged row none. Not
+// thread-safe: one per worker thread.
+class RankOrders {
+public:
+    // `ids` (ascending) ranked by (logits desc, id asc).
+    const std::vector<std::int32_t>& ranked(const std::shared_ptr<const IdList>& ids,
+                                            const std::shared_ptr<const Values>& logits);
+    // position[id] = index of id in `ids` (ascending), -1 when absent; `vocab` entries.
+    const std::vector<std::int32_t>& positions(const std::shared_ptr<const IdList>& ids, std::size_t vocab);
+    std::size_t fullSorts() const { return full_sorts_; }
+
+private:
+    struct Order {
+        std::shared_ptr<const IdList> ids;
+        std::shared_ptr<const Values> logits;
+        std::vector<std::int32_t> order;
+    };
+    struct Positions {
+        std::shared_ptr<const IdList> ids;
+        std::vector<std::int32_t> position;
+    };
+    std::deque<Order> orders_;
+    std::deque<Positions> positions_;
+    std::size_t full_sorts_ = 0;
+};
+
+VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, RankOrders& orders);
+
 struct StagePlotData {
     Stage stage = Stage::Widen;
     bool active = false;
@@ -34,6 +102,7 @@ struct StagePlotData {
     std::size_t rest_dropped_count = 0;   // dropped ids beyond the top N
     double rest_dropped_mass = 0.0;       // their q before the stage
     std::size_t selected_rank = 0;        // 1-based rank of the selected id among candidates, 0 if absent
+    VocabCurve curve;                     // the whole vocabulary (empty unless made with RankOrders)
 
     bool operator==(const StagePlotData&) const = default;
 };
@@ -48,8 +117,9 @@ struct TruncationStats {
 // trace's own order (itself for the first).
 Stage inputStage(const SampleTrace& trace, Stage stage);
 
+// With `orders`, also the stage's whole-vocabulary curve.
 StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size_t top_n,
-                                   std::int32_t selected_id = -1);
+                                   std::int32_t selected_id = -1, RankOrders* orders = nullptr);
 
 TruncationStats makeTruncationStats(const SampleTrace& trace);
 

@@ -27,9 +27,11 @@ SamplingOutcome runSamplingJob(SamplingJob job) {
         view->labels = job.labels;
         view->top_n = job.top_n;
         view->stages.reserve(kStageCount);
+        // The rank orders outlive the job: an unchanged row is not sorted again (one worker thread).
+        thread_local RankOrders orders;
         // The main view shows the contract's stages (its trace holds no other).
         for (const auto& info : kStages) {
-            if (info.contract) view->stages.push_back(makeStagePlotData(*view->trace, info.stage, job.top_n));
+            if (info.contract) view->stages.push_back(makeStagePlotData(*view->trace, info.stage, job.top_n, -1, &orders));
         }
         view->stats = makeTruncationStats(*view->trace);
         view->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -71,8 +71,11 @@ void PipelineStagePlots::build() {
     view->pipeline = trace_;
     view->labels = labels_;
     view->top_n = kTopN;
+    RankOrders orders;
     for (const auto& stage : trace_->trace.stages) {
-        if (stage.stage != Stage::Draw) view->stages.push_back(makeStagePlotData(trace_->trace, stage.stage, view->top_n));
+        if (stage.stage != Stage::Draw) {
+            view->stages.push_back(makeStagePlotData(trace_->trace, stage.stage, view->top_n, -1, &orders));
+        }
     }
     for (const auto& stage : trace_->trace.stages) {
         if (stage.stage == Stage::Widen || stage.stage == Stage::Draw) continue;

@@ -11,11 +11,19 @@ namespace samplescope::ui {
 
 namespace {
 
-// Right-click on any plot offers its export.
+// Right-click on any plot offers its export (and, on a stage plot, its two views).
 void addExportMenu(PipelineView* view, QCustomPlot* plot) {
     plot->setContextMenuPolicy(Qt::CustomContextMenu);
     QObject::connect(plot, &QWidget::customContextMenuRequested, view, [view, plot](const QPoint& at) {
         QMenu menu;
+        if (auto* stage_plot = qobject_cast<StagePlot*>(plot)) {
+            for (const PlotMode mode : {PlotMode::Bars, PlotMode::Vocabulary}) {
+                QAction* action = menu.addAction(plotModeName(mode), stage_plot, [stage_plot, mode] { stage_plot->setModeOverride(mode); });
+                action->setCheckable(true);
+                action->setChecked(stage_plot->mode() == mode);
+            }
+            menu.addSeparator();
+        }
         menu.addAction(QStringLiteral("Export this plot (PNG or PDF)..."), view,
                        [view, plot] { emit view->exportPlotRequested(plot); });
         menu.exec(plot->mapToGlobal(at));
@@ -34,9 +42,17 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
     log_scale_ = new QCheckBox(QStringLiteral("Log scale"), this);
     log_scale_->setObjectName(QStringLiteral("log_scale"));
     log_scale_->setToolTip(QStringLiteral("Probability axis on a log scale, to see the tail"));
-    auto* hint = new QLabel(QStringLiteral("Kept bars (blue) show q after the stage; dropped bars (grey, hatched) the q they had before it; "
-                                           "the chosen token is vermillion with a black outline. Click a bar to select a token; "
-                                           "right-click a plot to export it."),
+    view_mode_ = new QComboBox(this);
+    view_mode_->setObjectName(QStringLiteral("plot_view"));
+    view_mode_->addItem(QStringLiteral("Per stage"));
+    view_mode_->addItem(plotModeName(PlotMode::Bars));
+    view_mode_->addItem(plotModeName(PlotMode::Vocabulary));
+    view_mode_->setToolTip(QStringLiteral("Per stage: the whole vocabulary where a stage cuts a broad row (raw logits, top-k, "
+                                          "top-p, min-p with more candidates than N), bars elsewhere. Right-click a plot "
+                                          "to switch it alone."));
+    auto* hint = new QLabel(QStringLiteral("Blue: kept, q after the stage; grey, hatched: dropped, q before it; vermillion: the "
+                                           "chosen token. Shaded: the kept ranks. Hover for a token's numbers, click to select it, "
+                                           "right-click a plot to switch its view or export it."),
                             this);
     hint->setStyleSheet(QStringLiteral("color: #555555;"));
     hint->setWordWrap(true);
@@ -44,6 +60,8 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
     controls->addWidget(new QLabel(QStringLiteral("Show top N:"), this));
     controls->addWidget(top_n_);
     controls->addWidget(log_scale_);
+    controls->addWidget(new QLabel(QStringLiteral("View:"), this));
+    controls->addWidget(view_mode_);
     controls->addSpacing(16);
     controls->addWidget(hint, 1);
 
@@ -81,6 +99,12 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
 
     connect(top_n_, qOverload<int>(&QSpinBox::valueChanged), this, &PipelineView::topNChanged);
     connect(log_scale_, &QCheckBox::toggled, this, &PipelineView::logScaleChanged);
+    connect(view_mode_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int index) {
+        const std::optional<PlotMode> mode =
+            index == 1 ? std::optional<PlotMode>(PlotMode::Bars)
+                       : (index == 2 ? std::optional<PlotMode>(PlotMode::Vocabulary) : std::nullopt);
+        for (auto* plot : plots_) plot->setModeOverride(mode);
+    });
 }
 
 void PipelineView::showView(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id) {

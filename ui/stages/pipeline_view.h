@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QSpinBox>
 #include <QWidget>
 
@@ -27,6 +28,8 @@ public:
 
     QSpinBox* topNBox() const { return top_n_; }
     QCheckBox* logScaleBox() const { return log_scale_; }
+    // "Per stage" (each plot's default), "Bars (top N)" or "Whole vocabulary" for every plot.
+    QComboBox* viewBox() const { return view_mode_; }
     std::size_t topN() const { return static_cast<std::size_t>(top_n_->value()); }
     bool logScale() const { return log_scale_->isChecked(); }
 
@@ -41,6 +44,7 @@ private:
     DrawPlot* draw_;
     QSpinBox* top_n_;
     QCheckBox* log_scale_;
+    QComboBox* view_mode_;
 };
 
 }  // namespace samplescope::ui

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QHelpEvent>
 #include <QLocale>
+#include <QToolTip>
 
 #include "engine/base/input_error.h"
 #include "ui/common/palette.h"
@@ -115,6 +117,34 @@ QString inactiveReason(const SampleTrace& trace, Stage stage) {
     }
 }
 
+QString plotModeName(PlotMode mode) {
+    return mode == PlotMode::Bars ? QStringLiteral("Bars (top N)") : QStringLiteral("Whole vocabulary");
+}
+
+PlotMode defaultPlotMode(Stage stage, const StagePlotData& data, std::size_t top_n) {
+    const bool broad = data.curve.candidates > 0 && data.candidates > top_n;
+    const bool teaches = stage == Stage::Widen || stage_info(stage).truncates;
+    return broad && teaches ? PlotMode::Vocabulary : PlotMode::Bars;
+}
+
+QString candidateTooltip(Stage stage, const RankedToken& token, std::size_t rank, std::size_t candidates,
+                         const QString& label, std::size_t bucket_first, std::size_t bucket_last) {
+    const auto& info = stage_info(stage);
+    const QString title = QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size()));
+    QStringList lines;
+    lines << QStringLiteral("<b>%1</b> (id %2)").arg(label.toHtmlEscaped(), countText(static_cast<std::size_t>(token.id)));
+    lines << QStringLiteral("rank %1 of %2 candidates").arg(countText(rank), countText(candidates));
+    lines << QStringLiteral("logit at this stage: %1").arg(exact(token.logit));
+    lines << QStringLiteral("q before: %1").arg(exact(token.prob_before));
+    lines << QStringLiteral("q after: %1").arg(token.kept ? exact(token.prob_after) : QStringLiteral("dropped"));
+    lines << (token.kept ? QStringLiteral("kept by %1").arg(title) : QStringLiteral("dropped by %1").arg(title));
+    if (bucket_last > bucket_first) {
+        lines << QStringLiteral("<i>drawn for ranks %1 to %2: the largest q among them</i>")
+                     .arg(countText(bucket_first), countText(bucket_last));
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
 StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_(stage) {
     const auto& info = stage_info(stage);
     setObjectName(QStringLiteral("stage_plot_%1").arg(QString::fromUtf8(info.name.data(), static_cast<int>(info.name.size()))));
@@ -133,8 +163,8 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     plotLayout()->insertRow(1);
     plotLayout()->insertRow(2);
     title_ = new QCPTextElement(this, QString(), title_font);
-    subtitle_ = new QCPTextElement(this, wrapWords(QString::fromUtf8(info.summary.data(), static_cast<int>(info.summary.size())), 52),
-                                   subtitle_font);
+    summary_ = QString::fromUtf8(info.summary.data(), static_cast<int>(info.summary.size()));
+    subtitle_ = new QCPTextElement(this, wrapWords(summary_, 52), subtitle_font);
     subtitle_->setTextColor(QColor(0x44, 0x44, 0x44));
     info_ = new QCPTextElement(this, QString(), subtitle_font);
     info_->setTextColor(palette::kOrange.darker(170));
@@ -175,7 +205,8 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
         axis->setLabelFont(label_font);
     }
     yAxis->setLabel(QStringLiteral("probability"));
-    connect(this, &QCustomPlot::plottableClick, this, &StagePlot::onPlottableClick);
+    connect(this, &QCustomPlot::beforeReplot, this, &StagePlot::fitToSpace);
+    connect(this, &QCustomPlot::afterLayout, this, &StagePlot::placeLabels);
 }
 
 QCPBars* StagePlot::addBars(const QString& name, const QString& legend_text, const QBrush& brush, const QPen& pen) {
@@ -210,11 +241,13 @@ QCPAbstractItem* StagePlot::item(const QString& name) {
 }
 
 QString StagePlot::titleText() const { return title_->text(); }
-QString StagePlot::noteText() const { return info_->text(); }
+QString StagePlot::noteText() const { return notes_; }
 
 void StagePlot::addNote(const QString& text) {
-    const QString wrapped = wrapWords(text, 46);
-    info_->setText(info_->text().isEmpty() ? wrapped : info_->text() + QLatin1Char('\n') + wrapped);
+    // Wrapped to the plot's width at each layout (fitToSpace).
+    notes_ = notes_.isEmpty() ? text : notes_ + QLatin1Char('\n') + text;
+    info_->setText(notes_);
+    notes_collapsed_ = false;
 }
 
 void StagePlot::drawInactive(const TraceView& view) {
@@ -239,12 +272,28 @@ void StagePlot::drawInactive(const TraceView& view) {
     axisRect()->setBackground(QBrush(QColor(0xF4, 0xF4, 0xF4)));
 }
 
+void StagePlot::setModeOverride(std::optional<PlotMode> mode) {
+    if (override_ == mode) return;
+    override_ = mode;
+    redraw();
+}
+
+void StagePlot::redraw() {
+    drawn_.reset();
+    showView(view_, selected_, log_scale_);
+}
+
 void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::int32_t selected_id, bool log_scale) {
+    view_ = view_ptr;
+    selected_ = selected_id;
+    log_scale_ = log_scale;
     if (view_ptr) {
         const SampleTrace& trace = *view_ptr->trace;
         const StageTrace& stage = trace.stage(stage_);
         Drawn next{view_ptr->plot(stage_), trace.token, selected_id, log_scale, view_ptr->labels.get(),
                    stage.active ? QString() : inactiveReason(trace, stage_), {}};
+        next.mode = override_.value_or(defaultPlotMode(stage_, next.data, view_ptr->top_n));
+        if (next.data.curve.candidates == 0) next.mode = PlotMode::Bars;  // no curve was made
         for (const auto& value : {stage.kth_logit, stage.crossing_mass, stage.prob_floor, stage.max_prob}) {
             next.thresholds.push_back(value.value_or(-1.0));
         }
@@ -270,10 +319,19 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     }
     clearPlottables();
     clearItems();
+    placed_.clear();
+    markers_.clear();
+    marker_on_y2_.clear();
+    label_ticker_.clear();
+    rank_ticker_.clear();
+    labelled_bars_ = 0;
+    notes_.clear();
+    notes_collapsed_ = false;
     info_->setText(QString());
     legend->setVisible(true);
     ids_by_key_.clear();
     axisRect()->setBackground(Qt::NoBrush);
+    xAxis->setScaleType(QCPAxis::stLinear);
     const auto& info = stage_info(stage_);
     // The contract's stages are numbered in its order (the main view's grid);
     // llama.cpp's extra stages, shown in pipelines only, carry no number.
@@ -286,6 +344,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     const QString title = QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size()));
     if (!view_ptr) {
         title_->setText(number + title);
+        tip_.clear();
         replot();
         return;
     }
@@ -294,9 +353,13 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     const StagePlotData& stage_data = view.plot(stage_);
     const StageTrace& now = trace.stage(stage_);
 
+    tip_ = formulaTip(trace.params);
+    setToolTip(tip_);
     if (!stage_data.active) {
-        title_->setText(number + title + QStringLiteral(": off"));
-        setToolTip(formulaTip(trace.params));
+        // Greedy skips the later stages whatever their parameters (whose badges may say "on"): "skipped", not "off".
+        const bool skipped = trace.greedy && stage_ >= Stage::Temperature && stage_ <= Stage::Softmax;
+        title_->setText(number + title + (skipped ? QStringLiteral(": skipped (after greedy)") : QStringLiteral(": off")));
+        mode_ = PlotMode::Bars;
         drawInactive(view);
         replot();
         return;
@@ -310,8 +373,14 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     }
     if (stage_ == Stage::Mirostat) suffix = QStringLiteral(" v%1").arg(trace.params.mirostat);
     title_->setText(number + title + suffix);
-    setToolTip(formulaTip(trace.params));
     addNote(QStringLiteral("kept %1 of %2").arg(countText(now.kept_count()), countText(stage_data.candidates)));
+
+    mode_ = drawn_ ? drawn_->mode : PlotMode::Bars;
+    if (mode_ == PlotMode::Vocabulary) {
+        drawVocabulary(view, stage_data, selected_id, log_scale);
+        replot();
+        return;
+    }
 
     // Bars by role; each QCPBars has one look, so a role is one series.
     // XTC's and mirostat's thresholds are on the q they received: those q are drawn too.
@@ -402,24 +471,32 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         addNote(QStringLiteral("summed beyond the top %1: %2").arg(stage_data.top.size()).arg(rest.join(QStringLiteral(", "))));
     }
 
-    // x axis: token labels while they fit, else ranks.
+    // x axis: token labels while they fit (fitToSpace checks the room at each layout), else ranks.
+    QSharedPointer<QCPAxisTickerText> ranks(new QCPAxisTickerText);
+    ranks->setTicks(ticker->ticks());  // the summed bars
+    {
+        const std::size_t step = stage_data.top.size() <= 60 ? 10 : (stage_data.top.size() <= 200 ? 25 : 100);
+        ranks->addTick(1, QStringLiteral("1"));
+        for (std::size_t r = step; r + step / 3 <= stage_data.top.size(); r += step) {
+            ranks->addTick(static_cast<double>(r), QString::number(r));
+        }
+    }
+    rank_ticker_ = ranks;
     if (stage_data.top.size() <= kMaxLabelledBars) {
         for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
             ticker->addTick(static_cast<double>(i + 1), QString::fromStdString(view.labels->label(stage_data.top[i].id)));
         }
-        xAxis->setTickLabelRotation(stage_data.top.size() > 8 ? -45 : 0);
+        labelled_bars_ = stage_data.top.size();
+        label_ticker_ = ticker;
     } else {
-        const std::size_t step = stage_data.top.size() <= 60 ? 10 : (stage_data.top.size() <= 200 ? 25 : 100);
-        ticker->addTick(1, QStringLiteral("1"));
-        for (std::size_t r = step; r + step / 3 <= stage_data.top.size(); r += step) {
-            ticker->addTick(static_cast<double>(r), QString::number(r));
-        }
-        xAxis->setTickLabelRotation(0);
+        label_ticker_ = ranks;
     }
-    xAxis->setTicker(ticker);
-    xAxis->setLabel(stage_data.top.size() <= kMaxLabelledBars ? QStringLiteral("tokens in rank order (logit desc, id asc)")
-                                                        : QStringLiteral("rank (logit desc, id asc)"));
-    xAxis->setRange(0.4, next_key - 0.9);
+    xAxis->setTicker(label_ticker_);
+    xAxis->setTickLabelRotation(0);
+    xAxis->setLabel(labelled_bars_ > 0 ? QStringLiteral("tokens in rank order (logit desc, id asc)")
+                                       : QStringLiteral("rank (logit desc, id asc)"));
+    // Room left of the first bar, so a rank-1 bar never touches the y axis.
+    xAxis->setRange(0.3, next_key - 0.9);
 
     if (log_scale) {
         yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -437,39 +514,41 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         yAxis->setLabel(QStringLiteral("probability"));
     }
 
-    // The chosen token and the selected one get a text cue as well as a colour.
-    QFont small = font();
-    small.setPointSizeF(7.5);
+    // The chosen token and the selected one get a text cue as well as a colour,
+    // placed at each layout where it fits (above its bar, else beside it).
+    const std::vector<Qt::Alignment> around_top{
+        Qt::AlignHCenter | Qt::AlignBottom, Qt::AlignLeft | Qt::AlignBottom, Qt::AlignRight | Qt::AlignBottom,
+        Qt::AlignLeft | Qt::AlignTop,       Qt::AlignRight | Qt::AlignTop,   Qt::AlignLeft | Qt::AlignVCenter};
     for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
         const RankedToken& token = stage_data.top[i];
         const double height = token.kept ? token.prob_after : token.prob_before;
+        const bool chosen = token.id == trace.token && token.kept;
         if (token.id == selected_id) {
             auto* outline = addBars(QStringLiteral("selected"), QStringLiteral("selected"), Qt::NoBrush, palette::selectedPen());
             outline->setData({static_cast<double>(i + 1)}, {height}, true);
             outline->setWidth(0.95);
-            auto* text = new QCPItemText(this);
-            text->setObjectName(QStringLiteral("selected_label"));
-            text->position->setCoords(static_cast<double>(i + 1), height);
-            text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-            text->setText(QStringLiteral("selected"));
-            text->setColor(palette::kReddishPurple.darker(140));
-            text->setFont(small);
+            if (!chosen) {
+                auto* text = placedText(QStringLiteral("selected_label"), QStringLiteral("selected"), yAxis,
+                                        QPointF(static_cast<double>(i + 1), height), around_top, false);
+                text->setColor(palette::kReddishPurple.darker(140));
+            }
         }
-        if (token.id == trace.token && token.kept) {
-            auto* text = new QCPItemText(this);
-            text->setObjectName(QStringLiteral("chosen_label"));
-            text->position->setCoords(static_cast<double>(i + 1), height);
-            text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-            text->setText(token.id == selected_id ? QStringLiteral("chosen, selected\n") : QStringLiteral("chosen"));
-            text->setFont(small);
+        if (chosen) {
+            placedText(QStringLiteral("chosen_label"),
+                       token.id == selected_id ? QStringLiteral("chosen, selected") : QStringLiteral("chosen"), yAxis,
+                       QPointF(static_cast<double>(i + 1), height), around_top, false);
         }
     }
     if (selected_id >= 0 && std::none_of(stage_data.top.begin(), stage_data.top.end(),
                                          [selected_id](const RankedToken& t) { return t.id == selected_id; })) {
         const QString label = QString::fromStdString(view.labels->label(selected_id));
-        if (stage_data.selected_rank > 0) {
+        // Ranked here, for this trace: a rank computed for an earlier trace would not apply.
+        const std::size_t rank = static_cast<std::size_t>(selected_id) < trace.vocab_size
+                                     ? rankOf(*trace.stage(inputStage(trace, stage_)).kept, *now.logits, selected_id)
+                                     : 0;
+        if (rank > 0) {
             addNote(QStringLiteral("selected %1: rank %2 of %3 (in the summed bar)")
-                         .arg(label, countText(stage_data.selected_rank), countText(stage_data.candidates)));
+                         .arg(label, countText(rank), countText(stage_data.candidates)));
         } else {
             addNote(QStringLiteral("selected %1 is not a candidate here (dropped earlier)").arg(label));
         }
@@ -487,18 +566,17 @@ QCPItemStraightLine* StagePlot::thresholdLine(double y, QCPAxis* value_axis, con
     line->setPen(palette::thresholdPen());
     line->point1->setAxes(xAxis, value_axis);
     line->point2->setAxes(xAxis, value_axis);
-    line->point1->setCoords(0.0, y);
-    line->point2->setCoords(1.0, y);
-    auto* label = new QCPItemText(this);
-    label->setObjectName(QStringLiteral("threshold_label"));
-    label->position->setAxes(xAxis, value_axis);
-    label->position->setType(QCPItemPosition::ptPlotCoords);
-    label->position->setCoords(xAxis->range().upper - 0.1, y);
-    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    label->setText(text);
+    // Keys 1 and 2: valid on a linear and a log rank axis alike.
+    line->point1->setCoords(1.0, y);
+    line->point2->setCoords(2.0, y);
+    // Its label at either end of the line, above or below, clear of the bars and markers.
+    auto* label = placedText(QStringLiteral("threshold_label"), text, value_axis, QPointF(1.0, y),
+                             {Qt::AlignRight | Qt::AlignBottom, Qt::AlignLeft | Qt::AlignBottom, Qt::AlignRight | Qt::AlignTop,
+                              Qt::AlignLeft | Qt::AlignTop, Qt::AlignHCenter | Qt::AlignBottom, Qt::AlignHCenter | Qt::AlignTop},
+                             true);
+    placed_.back().anchor_x_ratio = true;
     label->setFont(label_font);
     label->setColor(palette::kOrange.darker(160));
-    label->setBrush(QBrush(QColor(255, 255, 255, 200)));
     return line;
 }
 
@@ -575,6 +653,8 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
             crossing->setLineStyle(QCPGraph::lsNone);
             crossing->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(palette::kBlack, 2), Qt::NoBrush, 13));
             crossing->setData({static_cast<double>(rank)}, {*now.crossing_mass}, true);
+            markers_.emplace_back(static_cast<double>(rank), *now.crossing_mass);
+            marker_on_y2_.push_back(true);
         }
         addNote(QStringLiteral("crosses p at rank %1: %2, cumulative %3 >= %4")
                      .arg(countText(rank), label, num(*now.crossing_mass, 6), num(p, 6)) +
@@ -818,11 +898,456 @@ void StagePlot::drawDynamicTemperature(const TraceView& view, const StagePlotDat
                      num(*now.temperature_used, 5)));
 }
 
-void StagePlot::onPlottableClick(QCPAbstractPlottable* plottable, int index, QMouseEvent*) {
-    auto* bars = qobject_cast<QCPBars*>(plottable);
-    if (!bars || index < 0 || index >= bars->data()->size()) return;
-    const auto key = static_cast<std::size_t>(std::lround((bars->data()->begin() + index)->key));
-    if (key < ids_by_key_.size() && ids_by_key_[key] >= 0) emit tokenClicked(ids_by_key_[key]);
+void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage_data, std::int32_t selected_id,
+                               bool log_scale) {
+    const SampleTrace& trace = *view.trace;
+    const StageTrace& now = trace.stage(stage_);
+    const VocabCurve& curve = stage_data.curve;
+    const double candidates = static_cast<double>(std::max<std::size_t>(curve.candidates, 1));
+
+    // The kept ranks, shaded first (under the curves).
+    if (curve.kept_first > 0) {
+        auto* band = new QCPItemRect(this);
+        band->setObjectName(QStringLiteral("kept_region"));
+        band->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->topLeft->setCoords(static_cast<double>(curve.kept_first) - 0.5, 0.0);
+        band->bottomRight->setCoords(static_cast<double>(curve.kept_last) + 0.5, 1.0);
+        band->setPen(Qt::NoPen);
+        band->setBrush(QColor(0x00, 0x72, 0xB2, 28));
+    }
+    QVector<double> kept_ranks, kept_q, dropped_ranks, dropped_q;
+    double top_value = 0.0;
+    for (const auto& point : curve.points) {
+        const double q = point.shownProb();
+        top_value = std::max(top_value, q);
+        (point.token.kept ? kept_ranks : dropped_ranks) << static_cast<double>(point.rank);
+        (point.token.kept ? kept_q : dropped_q) << q;
+    }
+    const auto series = [&](const QString& name, const QString& legend_text, const QVector<double>& ranks,
+                            const QVector<double>& q, const QPen& pen, const QBrush& brush) {
+        auto* graph = addGraph(xAxis, yAxis);
+        graph->setObjectName(name);
+        graph->setName(legend_text);
+        graph->setPen(pen);
+        graph->setBrush(brush);
+        graph->setLineStyle(QCPGraph::lsLine);
+        if (ranks.size() <= 400) graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, pen.color(), 3.5));
+        graph->setData(ranks, q, true);
+        return graph;
+    };
+    if (!kept_ranks.isEmpty()) {
+        series(QStringLiteral("vocab_kept"), QStringLiteral("kept: q after"), kept_ranks, kept_q, QPen(palette::kBlue, 1.6),
+               QColor(0x00, 0x72, 0xB2, 70));
+    }
+    if (!dropped_ranks.isEmpty()) {
+        series(QStringLiteral("vocab_dropped"), QStringLiteral("dropped: q before"), dropped_ranks, dropped_q,
+               QPen(palette::kGrey.darker(130), 1.3, Qt::DashLine), palette::droppedBrush());
+    }
+
+    // The chosen and selected tokens: markers with words.
+    const std::vector<Qt::Alignment> beside{Qt::AlignLeft | Qt::AlignBottom, Qt::AlignRight | Qt::AlignBottom,
+                                            Qt::AlignLeft | Qt::AlignTop, Qt::AlignRight | Qt::AlignTop,
+                                            Qt::AlignHCenter | Qt::AlignBottom, Qt::AlignHCenter | Qt::AlignTop};
+    if (curve.chosen && curve.chosen->token.kept) {
+        const CurvePoint& chosen = *curve.chosen;
+        auto* mark = addGraph(xAxis, yAxis);
+        mark->setObjectName(QStringLiteral("vocab_chosen"));
+        mark->setName(QStringLiteral("chosen"));
+        mark->setLineStyle(QCPGraph::lsNone);
+        mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, palette::chosenPen(), palette::chosenBrush(), 10));
+        mark->setData({static_cast<double>(chosen.rank)}, {chosen.shownProb()}, true);
+        markers_.emplace_back(static_cast<double>(chosen.rank), chosen.shownProb());
+        marker_on_y2_.push_back(false);
+        placedText(QStringLiteral("chosen_label"),
+                   chosen.token.id == selected_id ? QStringLiteral("chosen, selected") : QStringLiteral("chosen"), yAxis,
+                   QPointF(static_cast<double>(chosen.rank), chosen.shownProb()), beside, false);
+    }
+    if (selected_id >= 0 && static_cast<std::size_t>(selected_id) < trace.vocab_size) {
+        const StageTrace& before = trace.stage(inputStage(trace, stage_));
+        const std::size_t rank = rankOf(*before.kept, *now.logits, selected_id);
+        const QString label = QString::fromStdString(view.labels->label(selected_id));
+        if (rank == 0) {
+            addNote(QStringLiteral("selected %1 is not a candidate here (dropped earlier)").arg(label));
+        } else {
+            RankedToken token;
+            token.id = selected_id;
+            token.kept = now.keeps(selected_id);
+            const double q = token.kept ? now.prob_of(selected_id) : before.prob_of(selected_id);
+            auto* ring = addGraph(xAxis, yAxis);
+            ring->setObjectName(QStringLiteral("vocab_selected"));
+            ring->setName(QStringLiteral("selected"));
+            ring->setLineStyle(QCPGraph::lsNone);
+            ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, palette::selectedPen(), Qt::NoBrush, 15));
+            ring->setData({static_cast<double>(rank)}, {q}, true);
+            top_value = std::max(top_value, q);
+            markers_.emplace_back(static_cast<double>(rank), q);
+            marker_on_y2_.push_back(false);
+            if (!(curve.chosen && curve.chosen->token.id == selected_id)) {
+                auto* text = placedText(QStringLiteral("selected_label"), QStringLiteral("selected"), yAxis,
+                                        QPointF(static_cast<double>(rank), q), beside, false);
+                text->setColor(palette::kReddishPurple.darker(140));
+            }
+            addNote(QStringLiteral("selected %1: rank %2 of %3, %4").arg(label, countText(rank), countText(curve.candidates),
+                                                                        token.kept ? QStringLiteral("kept") : QStringLiteral("dropped")));
+        }
+    }
+
+    // The cut: where the kept ranks end, with what made it.
+    const SamplingParams& p = trace.params;
+    if (curve.kept_last > 0 && curve.kept_last < curve.candidates) {
+        const double at = static_cast<double>(curve.kept_last) + 0.5;
+        auto* cut = new QCPItemStraightLine(this);
+        cut->setObjectName(QStringLiteral("cut"));
+        cut->setPen(palette::thresholdPen());
+        cut->point1->setCoords(at, 0.0);
+        cut->point2->setCoords(at, 1.0);
+        QString why;
+        if (stage_ == Stage::TopK) why = QStringLiteral("k = %1").arg(countText(static_cast<std::size_t>(std::max<std::int64_t>(p.top_k, 0))));
+        if (stage_ == Stage::TopP && now.crossing_rank) {
+            why = QStringLiteral("crossing rank %1\ncumulative %2 >= p %3")
+                      .arg(countText(*now.crossing_rank), num(now.crossing_mass.value_or(0.0), 4), num(p.top_p, 4));
+        }
+        if (stage_ == Stage::MinP && now.prob_floor) why = QStringLiteral("q >= floor");
+        const QString text = (why.isEmpty() ? QString() : why + QLatin1Char('\n')) +
+                             (curve.kept_prefix ? QStringLiteral("ranks 1-%1 kept").arg(countText(curve.kept_last))
+                                                : QStringLiteral("%1 kept\nup to rank %2").arg(countText(curve.kept), countText(curve.kept_last)));
+        placedText(QStringLiteral("cut_label"), text, yAxis, QPointF(at, 0.0),
+                   {Qt::AlignLeft | Qt::AlignTop, Qt::AlignRight | Qt::AlignTop, Qt::AlignLeft | Qt::AlignVCenter,
+                    Qt::AlignRight | Qt::AlignVCenter, Qt::AlignLeft | Qt::AlignBottom, Qt::AlignRight | Qt::AlignBottom},
+                   false);
+        placed_.back().anchor_y_ratio = true;
+        placed_.back().text->setColor(palette::kOrange.darker(170));
+    }
+    // Thresholds that are probabilities: a line across.
+    std::optional<std::pair<double, QString>> floor;
+    if (stage_ == Stage::MinP && now.prob_floor) floor = {*now.prob_floor, QStringLiteral("floor %1").arg(num(*now.prob_floor, 4))};
+    if (stage_ == Stage::Xtc) floor = {p.xtc_threshold, QStringLiteral("XTC threshold %1 (on q before)").arg(num(p.xtc_threshold, 4))};
+    if (stage_ == Stage::Mirostat && p.mirostat == 2 && now.mirostat_mu) {
+        floor = {std::exp2(-*now.mirostat_mu), QStringLiteral("q = 2^-mu = %1").arg(num(std::exp2(-*now.mirostat_mu), 4))};
+    }
+    if (stage_ == Stage::TypicalP && now.entropy) floor = {std::exp(-*now.entropy), QStringLiteral("exp(-H) %1").arg(num(std::exp(-*now.entropy), 4))};
+    if (floor) top_value = std::max(top_value, floor->first);
+
+    // Axes: rank on a log axis with decade ticks; q linear or log.
+    QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    const char* names[] = {"1", "10", "100", "1k", "10k", "100k", "1M", "10M", "100M", "1G"};
+    double decade = 1.0;
+    for (const char* name : names) {
+        if (decade > candidates * 1.3) break;
+        ticks->addTick(decade, QString::fromLatin1(name));
+        decade *= 10.0;
+    }
+    xAxis->setScaleType(QCPAxis::stLogarithmic);
+    xAxis->setTicker(ticks);
+    xAxis->setTickLabelRotation(0);
+    xAxis->setRange(0.7, std::max(candidates * 1.4, 2.0));
+    xAxis->setLabel(QStringLiteral("rank of %1 (log)").arg(countText(curve.candidates)));
+    if (log_scale) {
+        yAxis->setScaleType(QCPAxis::stLogarithmic);
+        yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        yAxis->setNumberFormat(QStringLiteral("eb"));
+        yAxis->setNumberPrecision(0);
+        double low = curve.min_prob > 0.0 ? curve.min_prob : top_value;
+        if (floor && floor->first > 0.0) low = std::min(low, floor->first);
+        yAxis->setRange(std::max(low * 0.4, 1e-300), std::max(top_value, 1e-300) * 3.0);
+        yAxis->setLabel(QStringLiteral("probability (log)"));
+    } else {
+        yAxis->setScaleType(QCPAxis::stLinear);
+        yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        yAxis->setNumberFormat(QStringLiteral("g"));
+        yAxis->setNumberPrecision(3);
+        // A little room under 0, so a marker on the tail is seen whole.
+        yAxis->setRange(-std::max(top_value, 1e-12) * 0.05, std::max(top_value, 1e-12) * 1.22);
+        yAxis->setLabel(QStringLiteral("probability"));
+    }
+    if (floor) thresholdLine(floor->first, yAxis, floor->second);
+    if (curve.candidates > VocabCurve::kExactRanks) {
+        addNote(QStringLiteral("past rank %1 each point is the largest q of its log-spaced bucket").arg(VocabCurve::kExactRanks));
+    }
+}
+
+QCPItemText* StagePlot::placedText(const QString& name, const QString& text_value, QCPAxis* value_axis, QPointF anchor,
+                                   std::vector<Qt::Alignment> choices, bool avoid_bars) {
+    auto* text = new QCPItemText(this);
+    text->setObjectName(name);
+    QFont small = font();
+    small.setPointSizeF(7.5);
+    text->setFont(small);
+    text->setText(text_value);
+    text->setPadding(QMargins(2, 1, 2, 1));
+    text->setBrush(QBrush(QColor(255, 255, 255, 215)));
+    text->setTextAlignment(Qt::AlignLeft);
+    text->setClipToAxisRect(false);  // placed inside the data area at each layout
+    text->setLayer(QStringLiteral("axes"));  // above the lines and curves it labels
+    text->position->setAxes(xAxis, value_axis);
+    text->position->setCoords(anchor);
+    Placed placed;
+    placed.text = text;
+    placed.value_axis = value_axis;
+    placed.anchor = anchor;
+    placed.choices = std::move(choices);
+    placed.avoid_bars = avoid_bars;
+    placed_.push_back(placed);
+    return text;
+}
+
+std::vector<QRectF> StagePlot::obstacleRects() const {
+    std::vector<QRectF> rects;
+    for (std::size_t i = 0; i < markers_.size(); ++i) {
+        QCPAxis* axis = marker_on_y2_[i] ? yAxis2 : yAxis;
+        const QPointF at(xAxis->coordToPixel(markers_[i].x()), axis->coordToPixel(markers_[i].y()));
+        rects.emplace_back(at.x() - 8.0, at.y() - 8.0, 16.0, 16.0);
+    }
+    return rects;
+}
+
+namespace {
+
+// Each line of `text` broken at spaces into lines no wider than `width` pixels.
+QString wrapToWidth(const QString& text, const QFontMetrics& metrics, int width) {
+    QStringList out;
+    for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
+        QString line;
+        for (const QString& word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+            if (!line.isEmpty() && metrics.horizontalAdvance(longer) > width) {
+                out << line;
+                line = word;
+            } else {
+                line = longer;
+            }
+        }
+        out << line;
+    }
+    return out.join(QLatin1Char('\n'));
+}
+
+// The rect of a text of `size` at `anchor` with `align`; a ratio anchor puts it at the data area's edge.
+QRectF rectAt(Qt::Alignment align, QPointF anchor, QSizeF size, const QRectF& area, bool x_ratio, bool y_ratio) {
+    constexpr double gap = 3.0;
+    double x = anchor.x() - size.width() / 2.0;
+    if (x_ratio) {
+        if (align & Qt::AlignLeft) x = area.left() + gap;
+        else if (align & Qt::AlignRight) x = area.right() - gap - size.width();
+        else x = area.center().x() - size.width() / 2.0;
+    } else if (align & Qt::AlignLeft) {
+        x = anchor.x() + gap;
+    } else if (align & Qt::AlignRight) {
+        x = anchor.x() - gap - size.width();
+    }
+    double y = anchor.y() - size.height() / 2.0;
+    if (y_ratio) {
+        if (align & Qt::AlignTop) y = area.top() + gap;
+        else if (align & Qt::AlignBottom) y = area.bottom() - gap - size.height();
+    } else if (align & Qt::AlignTop) {
+        y = anchor.y() + gap;
+    } else if (align & Qt::AlignBottom) {
+        y = anchor.y() - gap - size.height();
+    }
+    return QRectF(QPointF(x, y), size);
+}
+
+double overlap(const QRectF& a, const QRectF& b) {
+    const QRectF both = a.intersected(b);
+    return both.isEmpty() ? 0.0 : both.width() * both.height();
+}
+
+}  // namespace
+
+void StagePlot::placeLabels() {
+    if (placed_.empty()) return;
+    const QRectF area = QRectF(axisRect()->rect()).adjusted(1.0, 1.0, -1.0, -1.0);
+    std::vector<QRectF> taken = obstacleRects();
+    std::vector<QRectF> bar_rects;
+    for (int i = 0; i < plottableCount(); ++i) {
+        auto* b = qobject_cast<QCPBars*>(plottable(i));
+        if (!b) continue;
+        const double base = b->valueAxis()->scaleType() == QCPAxis::stLogarithmic ? b->valueAxis()->range().lower : 0.0;
+        for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) {
+            const double left = b->keyAxis()->coordToPixel(it->key - b->width() / 2.0);
+            const double right = b->keyAxis()->coordToPixel(it->key + b->width() / 2.0);
+            const double top = b->valueAxis()->coordToPixel(std::max(it->value, base));
+            const double bottom = b->valueAxis()->coordToPixel(base);
+            bar_rects.push_back(QRectF(QPointF(left, top), QPointF(right, bottom)).normalized());
+        }
+    }
+    for (auto& placed : placed_) {
+        const QPointF anchor(placed.anchor_x_ratio ? area.left() + placed.anchor.x() * area.width()
+                                                   : xAxis->coordToPixel(placed.anchor.x()),
+                             placed.anchor_y_ratio ? area.top() + placed.anchor.y() * area.height()
+                                                   : placed.value_axis->coordToPixel(placed.anchor.y()));
+        const QFontMetricsF metrics(placed.text->font());
+        const QMargins pad = placed.text->padding();
+        const QSizeF text_size = metrics.boundingRect(QRectF(0, 0, 10000, 10000), Qt::AlignLeft | Qt::AlignTop, placed.text->text()).size();
+        const QSizeF size(std::ceil(text_size.width()) + pad.left() + pad.right() + 1.0,
+                          std::ceil(text_size.height()) + pad.top() + pad.bottom() + 1.0);
+        QRectF best;
+        double best_cost = -1.0;
+        for (const auto align : placed.choices) {
+            const QRectF rect = rectAt(align, anchor, size, area, placed.anchor_x_ratio, placed.anchor_y_ratio);
+            const QRectF inside = rect.intersected(area);
+            double cost = (rect.width() * rect.height() - (inside.isEmpty() ? 0.0 : inside.width() * inside.height())) * 100.0;
+            for (const auto& other : taken) cost += overlap(rect, other) * 10.0;
+            if (placed.avoid_bars) {
+                for (const auto& bar : bar_rects) cost += overlap(rect, bar);
+            }
+            if (best_cost < 0.0 || cost < best_cost) {
+                best = rect;
+                best_cost = cost;
+            }
+            if (cost == 0.0) break;
+        }
+        // Whatever was best, it stays inside the data area.
+        best.moveLeft(std::clamp(best.left(), area.left(), std::max(area.left(), area.right() - best.width())));
+        best.moveTop(std::clamp(best.top(), area.top(), std::max(area.top(), area.bottom() - best.height())));
+        placed.text->position->setType(QCPItemPosition::ptAbsolute);
+        placed.text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        placed.text->position->setCoords(best.topLeft());
+        taken.push_back(best);
+    }
+}
+
+void StagePlot::fitToSpace() {
+    const QRect area = viewport();
+    // The legend in as many columns as fit the width, so no entry is cut.
+    if (legend->visible() && legend->itemCount() > 0) {
+        int widest = 0;
+        int items = 0;
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            if (QCPAbstractLegendItem* item = legend->item(i)) {  // a grid cell may be empty
+                widest = std::max(widest, item->minimumOuterSizeHint().width());
+                ++items;
+            }
+        }
+        const int spacing = legend->columnSpacing();
+        const int available = area.width() - legend->margins().left() - legend->margins().right() - 6;
+        const int columns = std::clamp((available + spacing) / std::max(1, widest + spacing), 1, std::max(1, items));
+        if (legend->wrap() != columns) {
+            legend->setWrap(columns);
+            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+        }
+    }
+    // Token labels on the x axis only where they have room, upright or slanted; else ranks.
+    const QFontMetrics tick_metrics(xAxis->tickLabelFont());
+    int axis_extra = tick_metrics.height() * 2 + 22;  // tick labels, axis label, paddings
+    if (mode_ == PlotMode::Bars && label_ticker_ && rank_ticker_ && xAxis->visible()) {
+        const double width = area.width() - 70.0 - (yAxis2->visible() ? 60.0 : 10.0);
+        const double per_bar = width / std::max(1.0, xAxis->range().size());
+        int widest = 0;
+        if (labelled_bars_ > 0) {
+            for (const auto& label : static_cast<QCPAxisTickerText*>(label_ticker_.data())->ticks()) {
+                widest = std::max(widest, tick_metrics.horizontalAdvance(label));
+            }
+        }
+        const bool upright = labelled_bars_ > 0 && per_bar >= widest + 6;
+        const bool slanted = labelled_bars_ > 0 && !upright && per_bar >= tick_metrics.height() + 2;
+        xAxis->setTicker(upright || slanted ? label_ticker_ : rank_ticker_);
+        xAxis->setTickLabelRotation(slanted ? -45 : 0);
+        xAxis->setLabel(upright || slanted ? QStringLiteral("tokens in rank order (logit desc, id asc)")
+                                           : QStringLiteral("rank (logit desc, id asc)"));
+        if (slanted) axis_extra += static_cast<int>(widest * 0.71);
+    }
+    // An axis label wider than the plot gives way to its short form.
+    if (xAxis->visible()) {
+        const QFontMetrics label_metrics(xAxis->labelFont());
+        QString label = xAxis->label();
+        if (label.startsWith(QStringLiteral("tokens in rank order")) || label.startsWith(QStringLiteral("rank (logit")) ||
+            label == QStringLiteral("tokens by rank") || label == QStringLiteral("rank")) {
+            const bool tokens = label.startsWith(QStringLiteral("tokens"));
+            const QString full = tokens ? QStringLiteral("tokens in rank order (logit desc, id asc)") : QStringLiteral("rank (logit desc, id asc)");
+            label = label_metrics.horizontalAdvance(full) <= area.width() - 90 ? full
+                                                                                 : (tokens ? QStringLiteral("tokens by rank") : QStringLiteral("rank"));
+            xAxis->setLabel(label);
+        }
+    }
+    // A minimum data height: where the notes would squeeze it, they fold into one line and the tooltip.
+    const auto height_of = [](QCPLayoutElement* element) { return element->minimumOuterSizeHint().height(); };
+    const int text_width = std::max(80, area.width() - 12);
+    subtitle_->setText(wrapToWidth(summary_, QFontMetrics(subtitle_->font()), text_width));
+    const QString notes = wrapToWidth(notes_, QFontMetrics(info_->font()), text_width);
+    info_->setText(notes);
+    notes_collapsed_ = false;
+    int fixed = height_of(title_) + height_of(subtitle_) + (legend->visible() ? legend->minimumOuterSizeHint().height() + 6 : 0) +
+                axis_extra + 16;
+    const int notes_height = notes_.isEmpty() ? 0 : height_of(info_);
+    if (area.height() - fixed - notes_height < kMinDataHeight && notes.contains(QLatin1Char('\n'))) {
+        const QFontMetrics note_metrics(info_->font());
+        const QString first = notes_.section(QLatin1Char('\n'), 0, 0);
+        info_->setText(note_metrics.elidedText(first + QStringLiteral(" (more: hover)"), Qt::ElideMiddle, text_width));
+        notes_collapsed_ = true;
+    }
+    setToolTip(notes_collapsed_ ? tip_ + QStringLiteral("<br><br>") + notes_.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))
+                                : tip_);
+    // Ticks spaced for the height the data area gets.
+    const int data_height = std::max(40, area.height() - fixed - (notes_collapsed_ ? height_of(info_) : notes_height));
+    const int ticks = std::clamp(data_height / 45, 2, 6);
+    for (QCPAxis* axis : {yAxis, yAxis2}) {
+        if (axis->ticker()) axis->ticker()->setTickCount(ticks);
+    }
+}
+
+std::optional<StagePlot::Hit> StagePlot::hitAt(const QPointF& pixel) const {
+    if (!view_ || !drawn_ || !drawn_->data.active || !axisRect()->rect().contains(pixel.toPoint())) return std::nullopt;
+    const StagePlotData& shown = drawn_->data;
+    if (mode_ == PlotMode::Bars) {
+        const double key = xAxis->pixelToCoord(pixel.x());
+        const auto index = static_cast<long>(std::lround(key));
+        if (index < 1 || static_cast<std::size_t>(index) > shown.top.size() || std::fabs(key - static_cast<double>(index)) > 0.48) {
+            return std::nullopt;
+        }
+        const auto rank = static_cast<std::size_t>(index);
+        return Hit{shown.top[rank - 1], rank, 0, 0};
+    }
+    // The whole vocabulary: the nearest point within a few pixels.
+    std::optional<Hit> best;
+    double best_distance = 10.0 * 10.0;
+    const bool log_y = yAxis->scaleType() == QCPAxis::stLogarithmic;
+    const auto consider = [&](const CurvePoint& point) {
+        const double q = point.shownProb();
+        if (log_y && !(q > 0.0)) return;
+        const double dx = xAxis->coordToPixel(static_cast<double>(point.rank)) - pixel.x();
+        const double dy = yAxis->coordToPixel(q) - pixel.y();
+        const double distance = dx * dx + dy * dy;
+        if (distance <= best_distance) {
+            best_distance = distance;
+            best = Hit{point.token, point.rank, point.bucket_first, point.bucket_last};
+        }
+    };
+    for (const auto& point : shown.curve.points) consider(point);
+    if (shown.curve.chosen) consider(*shown.curve.chosen);
+    return best;
+}
+
+QString StagePlot::tooltipAt(const QPointF& pixel) const {
+    const auto hit = hitAt(pixel);
+    if (!hit) return QString();
+    return candidateTooltip(stage_, hit->token, hit->rank, drawn_->data.candidates,
+                            QString::fromStdString(view_->labels->label(hit->token.id)), hit->bucket_first,
+                            hit->bucket_last);
+}
+
+std::int32_t StagePlot::idAt(const QPointF& pixel) const {
+    const auto hit = hitAt(pixel);
+    return hit ? hit->token.id : -1;
+}
+
+bool StagePlot::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = tooltipAt(help->pos());
+        if (!text.isEmpty()) {
+            QToolTip::showText(help->globalPos(), text, this);
+            return true;
+        }
+    }
+    return QCustomPlot::event(event);
+}
+
+void StagePlot::mousePressEvent(QMouseEvent* event) {
+    QCustomPlot::mousePressEvent(event);
+    if (event->button() != Qt::LeftButton) return;
+    if (const std::int32_t id = idAt(event->position()); id >= 0) emit tokenClicked(id);
 }
 
 }  // namespace samplescope::ui

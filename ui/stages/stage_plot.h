@@ -1,5 +1,5 @@
-// One stage of the pipeline as a bar chart: the top N candidates of the stage
-// in rank order, kept ones at their probability after the stage, dropped ones
+// One stage of the pipeline, in one of two views. "Bars (top N)": the top N
+// candidates of the stage in rank order, kept ones at their probability after the stage, dropped ones
 // greyed and hatched at the probability they had coming in, one aggregate bar
 // per kind for everything beyond N, and the stage's own threshold drawn
 // (k-th logit, cumulative curve with p and the crossing token, min-p floor;
@@ -19,6 +19,23 @@
 
 namespace samplescope::ui {
 
+enum class PlotMode { Bars, Vocabulary };
+
+// "Bars (top N)" or "Whole vocabulary".
+QString plotModeName(PlotMode mode);
+
+// The view a stage opens in: the whole vocabulary for the raw logits and the
+// truncation stages when they received more candidates than the N bars show
+// (what a cut does to a broad row); bars otherwise (penalties, temperature,
+// the final distribution, and any stage whose candidates all fit in the bars).
+PlotMode defaultPlotMode(Stage stage, const StagePlotData& data, std::size_t top_n);
+
+// The hover text of one candidate at `stage`: label, id, rank, logit at this
+// stage, q before and after, kept or dropped; `bucket_*` name the ranks a
+// downsampled point stands for (0: none).
+QString candidateTooltip(Stage stage, const RankedToken& token, std::size_t rank, std::size_t candidates,
+                         const QString& label, std::size_t bucket_first = 0, std::size_t bucket_last = 0);
+
 class StagePlot : public QCustomPlot {
     Q_OBJECT
 public:
@@ -26,6 +43,21 @@ public:
 
     Stage stage() const { return stage_; }
     void showView(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id, bool log_scale);
+
+    // A view for this plot, or none to follow defaultPlotMode; redraws.
+    void setModeOverride(std::optional<PlotMode> mode);
+    std::optional<PlotMode> modeOverride() const { return override_; }
+    // The view drawn last.
+    PlotMode mode() const { return mode_; }
+    // The hover text at a widget pixel; empty where no candidate is.
+    QString tooltipAt(const QPointF& pixel) const;
+    // The candidate at a widget pixel, -1 where none.
+    std::int32_t idAt(const QPointF& pixel) const;
+    // Every note, also when a short plot shows only the first line.
+    QString fullNoteText() const { return notes_; }
+    bool notesCollapsed() const { return notes_collapsed_; }
+    // The smallest height the data area gets before notes move to the tooltip.
+    static constexpr int kMinDataHeight = 110;
 
     // What is drawn, for tests and exports: null when not drawn.
     QCPBars* bars(const QString& name);
@@ -37,7 +69,37 @@ public:
 signals:
     void tokenClicked(std::int32_t id);
 
+protected:
+    bool event(QEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+
 private:
+    struct Hit {
+        RankedToken token;
+        std::size_t rank = 0;
+        std::size_t bucket_first = 0;
+        std::size_t bucket_last = 0;
+    };
+    std::optional<Hit> hitAt(const QPointF& pixel) const;
+    void redraw();
+    void drawVocabulary(const TraceView& view, const StagePlotData& stage_data, std::int32_t selected_id, bool log_scale);
+    // A text placed after each layout at the first of `choices` (alignments
+    // around an anchor in plot coordinates) that fits the data area clear of
+    // the labels before it and of `obstacles`.
+    struct Placed {
+        QCPItemText* text = nullptr;
+        QCPAxis* value_axis = nullptr;
+        QPointF anchor;                  // key, value
+        bool anchor_x_ratio = false;     // key is a ratio of the axis rect's width
+        bool anchor_y_ratio = false;     // value is a ratio of its height (0 top)
+        std::vector<Qt::Alignment> choices;
+        bool avoid_bars = false;
+    };
+    QCPItemText* placedText(const QString& name, const QString& text, QCPAxis* value_axis, QPointF anchor,
+                            std::vector<Qt::Alignment> choices, bool avoid_bars);
+    void placeLabels();     // after each layout
+    void fitToSpace();      // before each layout: legend columns, notes, tick labels
+    std::vector<QRectF> obstacleRects() const;
     void drawInactive(const TraceView& view);
     void drawThreshold(const TraceView& view, const StagePlotData& stage_data);
     QCPItemStraightLine* thresholdLine(double y, QCPAxis* value_axis, const QString& text);
@@ -49,7 +111,6 @@ private:
     QString formulaTip(const SamplingParams& params) const;
     void addNote(const QString& text);
     QCPBars* addBars(const QString& name, const QString& legend, const QBrush& brush, const QPen& pen);
-    void onPlottableClick(QCPAbstractPlottable* plottable, int index, QMouseEvent* event);
 
     // Everything a drawing depends on; an unchanged plot is not redrawn (a
     // top-p change leaves the five plots before it as they were).
@@ -62,6 +123,7 @@ private:
         QString inactive_reason;
         std::vector<double> thresholds;
         const void* pipeline = nullptr;
+        PlotMode mode = PlotMode::Bars;
         bool operator==(const Drawn&) const = default;
     };
     std::optional<Drawn> drawn_;
@@ -71,6 +133,21 @@ private:
     QCPTextElement* subtitle_ = nullptr;
     QCPTextElement* info_ = nullptr;  // counts and threshold values, in words
     std::vector<std::int32_t> ids_by_key_;  // bar key (1-based rank) -> id, for clicks
+    std::shared_ptr<const TraceView> view_;
+    std::int32_t selected_ = -1;
+    bool log_scale_ = false;
+    std::optional<PlotMode> override_;
+    PlotMode mode_ = PlotMode::Bars;
+    QString notes_;                 // every note, one a line, unwrapped
+    QString summary_;               // the stage's summary, unwrapped
+    bool notes_collapsed_ = false;
+    QString tip_;                   // the formula tip
+    std::vector<Placed> placed_;
+    std::vector<QPointF> markers_;  // plot coordinates (key, value on yAxis2 when the flag says) of markers labels avoid
+    std::vector<bool> marker_on_y2_;
+    QSharedPointer<QCPAxisTicker> label_ticker_;  // bars: token labels (or ranks) and the summed bars
+    QSharedPointer<QCPAxisTicker> rank_ticker_;   // bars: ranks only, where token labels would run together
+    std::size_t labelled_bars_ = 0;               // bars whose ticks are token labels (0: ranks)
 };
 
 // Breaks text into lines of at most `width` characters at spaces.

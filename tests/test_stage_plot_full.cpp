@@ -1,0 +1,339 @@
+// The stage plots' whole-vocabulary view and what every stage plot must not
+// do, offscreen: the curve's data (first ranks exact, each bucket's largest q
+// kept, the kept region and the cut where the engine put them, an unchanged
+// row not sorted again), the view each stage opens in, the hover text of a bar
+// and of a point, a click in either view, the chosen label inside the data
+// area for a rank-1 chosen bar, legend entries never cut, the top-p star clear
+// of its label, notes folded on a short plot, and a stage skipped after greedy
+// titled as skipped.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "engine/core/element_math.h"
+#include "engine/pipelines/sampler.h"
+#include "ui/common/examples.h"
+#include "ui/common/plot_data.h"
+#include "ui/common/trace_view.h"
+#include "ui/stages/stage_plot.h"
+
+using namespace samplescope;
+using namespace samplescope::ui;
+
+namespace {
+
+SampleTrace traceOf(const Example& example) {
+    return trace_once(example.logits, example.params, example.prompt_ids, example.output_ids);
+}
+
+std::shared_ptr<const TraceView> viewOf(const SampleTrace& trace, std::size_t top_n) {
+    auto view = std::make_shared<TraceView>();
+    view->trace = std::make_shared<const SampleTrace>(trace);
+    view->labels = std::make_shared<const TokenLabels>();
+    view->top_n = top_n;
+    RankOrders orders;
+    for (const auto& stage : trace.stages) {
+        if (stage.stage != Stage::Draw) view->stages.push_back(makeStagePlotData(trace, stage.stage, top_n, -1, &orders));
+    }
+    return view;
+}
+
+// Every candidate of `stage` ranked the plain way.
+std::vector<std::int32_t> bruteOrder(const SampleTrace& trace, Stage stage) {
+    const Values& logits = *trace.stage(stage).logits;
+    std::vector<std::int32_t> order(*trace.stage(inputStage(trace, stage)).kept);
+    std::sort(order.begin(), order.end(), [&logits](std::int32_t a, std::int32_t b) {
+        return ranks_before(logits[static_cast<std::size_t>(a)], a, logits[static_cast<std::size_t>(b)], b);
+    });
+    return order;
+}
+
+// The pixel rect a text item was drawn in.
+QRectF textRect(QCPItemText* text) { return QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized(); }
+
+void showAt(QCustomPlot& plot, int width, int height) {
+    plot.resize(width, height);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.replot();
+}
+
+}  // namespace
+
+class StagePlotFullTest : public QObject {
+    Q_OBJECT
+private slots:
+    void firstRanksAreExactAndBucketsKeepTheMax() {
+        const SampleTrace trace = traceOf(realisticExample());
+        RankOrders orders;
+        for (const Stage stage : {Stage::Widen, Stage::RepetitionPenalty, Stage::Temperature, Stage::TopK, Stage::TopP}) {
+            const VocabCurve curve = makeVocabCurve(trace, stage, orders);
+            const auto order = bruteOrder(trace, stage);
+            const StageTrace& now = trace.stage(stage);
+            const StageTrace& before = trace.stage(inputStage(trace, stage));
+            QCOMPARE(curve.candidates, order.size());
+            QVERIFY2(curve.points.size() <= 2000, qPrintable(QString::number(curve.points.size())));
+            // Every rank up to kExactRanks is a point of its own, in rank order.
+            const std::size_t exact = std::min(order.size(), VocabCurve::kExactRanks);
+            for (std::size_t r = 1; r <= exact; ++r) {
+                const CurvePoint& point = curve.points[r - 1];
+                QCOMPARE(point.rank, r);
+                QCOMPARE(point.token.id, order[r - 1]);
+                QCOMPARE(point.token.logit, (*now.logits)[static_cast<std::size_t>(order[r - 1])]);
+            }
+            // Each point is the largest q of its kind in its bucket; the buckets cover every rank.
+            std::size_t covered = 0;
+            for (const auto& point : curve.points) {
+                QVERIFY(point.bucket_first <= point.rank && point.rank <= point.bucket_last);
+                double best = 0.0;
+                for (std::size_t r = point.bucket_first; r <= point.bucket_last; ++r) {
+                    const std::int32_t id = order[r - 1];
+                    if (now.keeps(id) != point.token.kept) continue;
+                    best = std::max(best, point.token.kept ? now.prob_of(id) : before.prob_of(id));
+                }
+                QCOMPARE(point.shownProb(), best);
+                QCOMPARE(point.token.prob_before, before.prob_of(point.token.id));
+                covered = std::max(covered, point.bucket_last);
+            }
+            QCOMPARE(covered, order.size());
+        }
+    }
+
+    void keptRegionAndThresholdRank() {
+        const SampleTrace trace = traceOf(realisticExample());
+        RankOrders orders;
+        const VocabCurve top_k = makeVocabCurve(trace, Stage::TopK, orders);
+        QCOMPARE(top_k.kept_first, std::size_t{1});
+        QCOMPARE(top_k.kept_last, static_cast<std::size_t>(trace.params.top_k));
+        QVERIFY(top_k.kept_prefix);
+        // The cut's edges are points: the last kept rank and the first dropped one.
+        const auto has_rank = [](const VocabCurve& c, std::size_t r) {
+            return std::any_of(c.points.begin(), c.points.end(), [r](const CurvePoint& p) { return p.rank == r; });
+        };
+        QVERIFY(has_rank(top_k, top_k.kept_last) && has_rank(top_k, top_k.kept_last + 1));
+        const VocabCurve top_p = makeVocabCurve(trace, Stage::TopP, orders);
+        QCOMPARE(top_p.kept_last, *trace.stage(Stage::TopP).crossing_rank);
+        QCOMPARE(top_p.kept, trace.stage(Stage::TopP).kept_count());
+        const VocabCurve min_p = makeVocabCurve(trace, Stage::MinP, orders);
+        QCOMPARE(min_p.kept_last, trace.stage(Stage::MinP).kept_count());
+        QVERIFY(min_p.chosen.has_value());
+        QCOMPARE(min_p.chosen->token.id, trace.token);
+    }
+
+    void anUnchangedRowIsNotSortedAgain() {
+        Example example = realisticExample();
+        RankOrders orders;
+        const SampleTrace first = traceOf(example);
+        for (const auto& stage : first.stages) (void)stage.probs.get();  // as the worker does before it
+        QElapsedTimer timer;
+        timer.start();
+        for (const auto& stage : first.stages) (void)makeVocabCurve(first, stage.stage, orders);
+        const double first_ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        const std::size_t sorts = orders.fullSorts();
+        QVERIFY(sorts >= 1);
+        example.params.top_p = 0.5;
+        example.params.temperature = 1.3;
+        const SampleTrace second = traceOf(example);
+        for (const auto& stage : second.stages) (void)stage.probs.get();
+        timer.restart();
+        for (const auto& stage : second.stages) (void)makeVocabCurve(second, stage.stage, orders);
+        qInfo("every stage's curve at V = 128,256: %.1f ms with one sort, %.1f ms for the next trace of the same row",
+              first_ms, static_cast<double>(timer.nsecsElapsed()) / 1e6);
+        for (const auto& stage : second.stages) {
+            const VocabCurve curve = makeVocabCurve(second, stage.stage, orders);
+            const auto order = bruteOrder(second, stage.stage);
+            for (std::size_t r = 1; r <= std::min<std::size_t>(order.size(), 50); ++r) QCOMPARE(curve.points[r - 1].token.id, order[r - 1]);
+        }
+        QCOMPARE(orders.fullSorts(), sorts);
+    }
+
+    void defaultViewPerStage() {
+        const auto broad = viewOf(traceOf(realisticExample()), 30);
+        QCOMPARE(defaultPlotMode(Stage::Widen, broad->plot(Stage::Widen), 30), PlotMode::Vocabulary);
+        QCOMPARE(defaultPlotMode(Stage::RepetitionPenalty, broad->plot(Stage::RepetitionPenalty), 30), PlotMode::Bars);
+        QCOMPARE(defaultPlotMode(Stage::PresenceFrequency, broad->plot(Stage::PresenceFrequency), 30), PlotMode::Bars);
+        QCOMPARE(defaultPlotMode(Stage::Temperature, broad->plot(Stage::Temperature), 30), PlotMode::Bars);
+        QCOMPARE(defaultPlotMode(Stage::TopK, broad->plot(Stage::TopK), 30), PlotMode::Vocabulary);
+        QCOMPARE(defaultPlotMode(Stage::TopP, broad->plot(Stage::TopP), 30), PlotMode::Vocabulary);  // 100 candidates
+        QCOMPARE(defaultPlotMode(Stage::Softmax, broad->plot(Stage::Softmax), 30), PlotMode::Bars);
+        // A row the bars show whole: bars everywhere.
+        const auto small = viewOf(traceOf(workedExample()), 30);
+        for (const auto& data : small->stages) QCOMPARE(defaultPlotMode(data.stage, data, 30), PlotMode::Bars);
+        // The plot follows the default, and the override.
+        StagePlot plot(Stage::TopK);
+        plot.showView(broad, -1, false);
+        QCOMPARE(plot.mode(), PlotMode::Vocabulary);
+        QVERIFY(plot.graphNamed(QStringLiteral("vocab_kept")));
+        QVERIFY(plot.graphNamed(QStringLiteral("vocab_dropped")));
+        auto* cut = qobject_cast<QCPItemStraightLine*>(plot.item(QStringLiteral("cut")));
+        QVERIFY(cut);
+        QCOMPARE(cut->point1->coords().x(), static_cast<double>(broad->trace->params.top_k) + 0.5);
+        QVERIFY(plot.item(QStringLiteral("kept_region")));
+        plot.setModeOverride(PlotMode::Bars);
+        QCOMPARE(plot.mode(), PlotMode::Bars);
+        QVERIFY(plot.bars(QStringLiteral("kept")));
+        QVERIFY(!plot.graphNamed(QStringLiteral("vocab_kept")));
+    }
+
+    void tooltipOfABarAndAPoint() {
+        RankedToken token;
+        token.id = 12345;
+        token.logit = 9.75;
+        token.prob_before = 0.25;
+        token.prob_after = 0.5;
+        token.kept = true;
+        const QString text = candidateTooltip(Stage::TopK, token, 3, 128256, QStringLiteral("<b>"));
+        for (const QString& part : {QStringLiteral("&lt;b&gt;"), QStringLiteral("id 12,345"), QStringLiteral("rank 3 of 128,256"),
+                                    QStringLiteral("logit at this stage: 9.75"), QStringLiteral("q before: 0.25"),
+                                    QStringLiteral("q after: 0.5"), QStringLiteral("kept by Top-k")}) {
+            QVERIFY2(text.contains(part), qPrintable(text));
+        }
+        token.kept = false;
+        QVERIFY(candidateTooltip(Stage::TopK, token, 3, 128256, QStringLiteral("x")).contains(QStringLiteral("dropped by Top-k")));
+
+        // A bar: the worked example's top-k plot, bar 2 (id 3).
+        const auto worked = viewOf(traceOf(workedExample()), 30);
+        StagePlot bars(Stage::TopK);
+        bars.showView(worked, -1, false);
+        showAt(bars, 420, 360);
+        const RankedToken& second = worked->plot(Stage::TopK).top[1];
+        const QPointF bar(bars.xAxis->coordToPixel(2.0), bars.yAxis->coordToPixel(second.prob_after / 2.0));
+        const QString bar_tip = bars.tooltipAt(bar);
+        QVERIFY2(bar_tip.contains(QStringLiteral("(id %1)").arg(second.id)) && bar_tip.contains(QStringLiteral("rank 2 of 5")) &&
+                     bar_tip.contains(QStringLiteral("kept by Top-k")),
+                 qPrintable(bar_tip));
+        QSignalSpy clicked(&bars, &StagePlot::tokenClicked);
+        QTest::mouseClick(&bars, Qt::LeftButton, {}, bar.toPoint());
+        QCOMPARE(clicked.size(), 1);
+        QCOMPARE(clicked.at(0).at(0).value<std::int32_t>(), second.id);
+
+        // A point: the realistic row's top-k plot, the point at rank 3 (kept; points further out lie a pixel apart).
+        const auto broad = viewOf(traceOf(realisticExample()), 30);
+        StagePlot full(Stage::TopK);
+        full.showView(broad, -1, true);
+        showAt(full, 480, 400);
+        const CurvePoint& point = broad->plot(Stage::TopK).curve.points[2];
+        const QPointF at(std::round(full.xAxis->coordToPixel(3.0)), std::round(full.yAxis->coordToPixel(point.shownProb())));
+        const QString point_tip = full.tooltipAt(at);
+        QVERIFY2(point_tip.contains(QStringLiteral("(id %1)").arg(QLocale(QLocale::English).toString(point.token.id))) &&
+                     point_tip.contains(QStringLiteral("rank 3 of")) && point_tip.contains(QStringLiteral("kept by Top-k")),
+                 qPrintable(point_tip));
+        QSignalSpy clicked_full(&full, &StagePlot::tokenClicked);
+        QTest::mouseClick(&full, Qt::LeftButton, {}, at.toPoint());
+        QCOMPARE(clicked_full.size(), 1);
+        QCOMPARE(clicked_full.at(0).at(0).value<std::int32_t>(), point.token.id);
+        QVERIFY(full.tooltipAt(QPointF(2, 2)).isEmpty());  // outside the data area
+    }
+
+    void chosenLabelInsideForARankOneBar() {
+        // The chosen token is rank 1 and the tallest bar: its word must fit above or beside it.
+        SamplingParams params;
+        params.seed = 0;
+        params.top_k = 2;
+        const SampleTrace trace = trace_once(std::vector<double>{6.0, 1.0, 0.5, 0.2, 0.1, 0.0}, params);
+        QCOMPARE(trace.token, 0);
+        const auto view = viewOf(trace, 30);
+        for (const Stage stage : {Stage::Widen, Stage::TopK, Stage::Softmax}) {
+            for (const QSize size : {QSize(250, 250), QSize(300, 330), QSize(520, 400)}) {
+                StagePlot plot(stage);
+                plot.showView(view, 0, false);
+                showAt(plot, size.width(), size.height());
+                auto* label = qobject_cast<QCPItemText*>(plot.item(QStringLiteral("chosen_label")));
+                QVERIFY(label);
+                QCOMPARE(label->text(), QStringLiteral("chosen, selected"));
+                const QRectF rect = textRect(label);
+                const QRectF area = QRectF(plot.axisRect()->rect());
+                QVERIFY2(area.contains(rect), qPrintable(QStringLiteral("%1 at %2x%3: label %4,%5 %6x%7 outside %8,%9 %10x%11")
+                                                             .arg(QString::number(static_cast<int>(stage)))
+                                                             .arg(size.width())
+                                                             .arg(size.height())
+                                                             .arg(rect.x())
+                                                             .arg(rect.y())
+                                                             .arg(rect.width())
+                                                             .arg(rect.height())
+                                                             .arg(area.x())
+                                                             .arg(area.y())
+                                                             .arg(area.width())
+                                                             .arg(area.height())));
+                // The full word fits its rect.
+                QVERIFY(rect.width() >= QFontMetricsF(label->font()).horizontalAdvance(label->text()));
+            }
+        }
+    }
+
+    void legendEntriesAreNeverCut() {
+        // Kept, chosen, dropped, rest kept and rest dropped: five entries on a narrow plot.
+        std::vector<double> logits(400);
+        for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = -0.01 * static_cast<double>(i);
+        SamplingParams params;
+        params.seed = 3;
+        params.top_k = 200;
+        const auto view = viewOf(trace_once(logits, params), 10);
+        for (const int width : {250, 330, 600}) {
+            StagePlot plot(Stage::TopK);
+            plot.setModeOverride(PlotMode::Bars);
+            plot.showView(view, -1, false);
+            showAt(plot, width, 420);
+            int entries = 0;
+            for (int i = 0; i < plot.legend->itemCount(); ++i) {
+                QCPAbstractLegendItem* item = plot.legend->item(i);
+                if (!item) continue;  // an empty cell of the grid
+                ++entries;
+                QVERIFY2(item->outerRect().width() >= item->minimumOuterSizeHint().width(),
+                         qPrintable(QStringLiteral("width %1: entry %2 cut").arg(width).arg(i)));
+                QVERIFY(QRectF(plot.viewport()).contains(QRectF(item->outerRect())));
+            }
+            QVERIFY(entries >= 4);
+        }
+    }
+
+    void topPStarClearOfItsLabel() {
+        const auto view = viewOf(traceOf(workedExample()), 30);
+        for (const QSize size : {QSize(250, 250), QSize(320, 300), QSize(500, 380)}) {
+            StagePlot plot(Stage::TopP);
+            plot.showView(view, -1, false);
+            showAt(plot, size.width(), size.height());
+            QCPGraph* star = plot.graphNamed(QStringLiteral("crossing"));
+            QVERIFY(star);
+            const auto& at = *star->data()->begin();
+            const QPointF centre(plot.xAxis->coordToPixel(at.key), plot.yAxis2->coordToPixel(at.value));
+            const QRectF star_rect(centre.x() - 7, centre.y() - 7, 14, 14);
+            auto* label = qobject_cast<QCPItemText*>(plot.item(QStringLiteral("threshold_label")));
+            QVERIFY(label);
+            QVERIFY2(!textRect(label).intersects(star_rect), qPrintable(QStringLiteral("%1x%2").arg(size.width()).arg(size.height())));
+            QVERIFY(QRectF(plot.axisRect()->rect()).contains(textRect(label)));
+        }
+    }
+
+    void notesFoldOnAShortPlot() {
+        const auto view = viewOf(traceOf(realisticExample()), 30);
+        StagePlot plot(Stage::TopP);
+        plot.setModeOverride(PlotMode::Bars);
+        plot.showView(view, -1, false);
+        showAt(plot, 300, 300);
+        QVERIFY(plot.notesCollapsed());
+        QVERIFY(plot.fullNoteText().contains(QStringLiteral("crosses p at rank")));
+        QVERIFY(plot.toolTip().contains(QStringLiteral("crosses p at rank")));
+        QVERIFY2(plot.axisRect()->rect().height() >= StagePlot::kMinDataHeight - 20,
+                 qPrintable(QString::number(plot.axisRect()->rect().height())));
+        showAt(plot, 400, 700);
+        QVERIFY(!plot.notesCollapsed());
+    }
+
+    void skippedAfterGreedySaysSo() {
+        Example example = workedExample();
+        example.params.temperature = 0.0;
+        const auto view = viewOf(traceOf(example), 30);
+        StagePlot plot(Stage::TopP);
+        plot.showView(view, -1, false);
+        QVERIFY2(plot.titleText().endsWith(QStringLiteral("Top-p: skipped (after greedy)")), qPrintable(plot.titleText()));
+        StagePlot off(Stage::RepetitionPenalty);
+        off.showView(view, -1, false);
+        QVERIFY(off.titleText().endsWith(QStringLiteral(": off")));
+    }
+};
+
+QTEST_MAIN(StagePlotFullTest)
+#include "test_stage_plot_full.moc"
