@@ -434,8 +434,6 @@ void MainWindow::onTrace(std::shared_ptr<const TraceView> view) {
     last_failure_.clear();
     finished_generation_ = view_->generation;
     if (selected_ >= 0 && static_cast<std::size_t>(selected_) >= view_->trace->vocab_size) selected_ = -1;
-    // The worker ranks no selection: each stage's rank of the selected token is found here for the new trace.
-    if (selected_ >= 0) view_ = withSelectionRanks(view_);
     pipeline_->showView(view_, selected_);
     path_->showToken(view_, selected_);
     tokens_->setView(view_);
@@ -472,21 +470,9 @@ void MainWindow::selectToken(std::int32_t id) {
     }
 }
 
-std::shared_ptr<const TraceView> MainWindow::withSelectionRanks(const std::shared_ptr<const TraceView>& from) const {
-    // The selected id's rank at each stage is display-only, so it is found here rather than resampling.
-    auto view = std::make_shared<TraceView>(*from);
-    for (auto& stage : view->stages) {
-        stage.selected_rank = selected_ >= 0 ? rankOf(*view->trace->stage(inputStage(*view->trace, stage.stage)).kept,
-                                                       *view->trace->stage(stage.stage).logits, selected_)
-                                             : 0;
-    }
-    return view;
-}
-
 void MainWindow::redrawSelection() {
-    if (!view_) return;
-    view_ = withSelectionRanks(view_);
-    pipeline_->showView(view_, selected_);
+    // Each plot ranks the selected token in the trace it shows.
+    if (view_) pipeline_->showView(view_, selected_);
 }
 
 void MainWindow::showError(const QString& message) { banner_->showError(message); }

@@ -157,8 +157,6 @@ private:
     void onTrace(std::shared_ptr<const TraceView> view);
     void onFailure(std::uint64_t generation, const QString& field, const QString& message);
     void redrawSelection();
-    // The view with each stage's rank of the selected token filled in.
-    std::shared_ptr<const TraceView> withSelectionRanks(const std::shared_ptr<const TraceView>& view) const;
     void restoreSettings();
     void saveSettings() const;
     void openFileDialog();
