@@ -256,6 +256,9 @@ StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size
     std::vector<std::int32_t> shown(top_ids);
     std::sort(shown.begin(), shown.end());
     const IdList& kept = *now.kept;
+    // Read once: each read of a StageProbs takes its lock.
+    const Values& now_probs = *now.probs;
+    const Values& before_probs = *before.probs;
     std::size_t shown_at = 0;
     std::size_t kept_at = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -267,10 +270,10 @@ StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size
         if (is_shown) continue;
         if (is_kept) {
             ++data.rest_kept_count;
-            data.rest_kept_mass += (*now.probs)[kept_at];
+            data.rest_kept_mass += now_probs[kept_at];
         } else {
             ++data.rest_dropped_count;
-            data.rest_dropped_mass += (*before.probs)[i];
+            data.rest_dropped_mass += before_probs[i];
         }
     }
     if (selected_id >= 0) data.selected_rank = rankOf(candidates, logits, selected_id);

@@ -69,7 +69,7 @@ void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::i
     clearItems();
     view_ = view_ptr;
     if (!view_ptr) {
-        replot();
+        replot(QCustomPlot::rpQueuedRefresh);
         return;
     }
     const SampleTrace& trace = *view_ptr->trace;
@@ -173,7 +173,7 @@ void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::i
     xAxis->setTicker(ticker);
     xAxis->setRange(0.4, static_cast<double>(n) + 0.6);
     yAxis->setRange(0.0, 1.05);
-    replot();
+    replot(QCustomPlot::rpQueuedRefresh);
 }
 
 }  // namespace samplescope::ui

@@ -345,7 +345,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     if (!view_ptr) {
         title_->setText(number + title);
         tip_.clear();
-        replot();
+        replot(QCustomPlot::rpQueuedRefresh);
         return;
     }
     const TraceView& view = *view_ptr;
@@ -361,7 +361,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         title_->setText(number + title + (skipped ? QStringLiteral(": skipped (after greedy)") : QStringLiteral(": off")));
         mode_ = PlotMode::Bars;
         drawInactive(view);
-        replot();
+        replot(QCustomPlot::rpQueuedRefresh);
         return;
     }
     for (QCPAxis* axis : {xAxis, yAxis}) axis->setVisible(true);
@@ -378,7 +378,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     mode_ = drawn_ ? drawn_->mode : PlotMode::Bars;
     if (mode_ == PlotMode::Vocabulary) {
         drawVocabulary(view, stage_data, selected_id, log_scale);
-        replot();
+        replot(QCustomPlot::rpQueuedRefresh);
         return;
     }
 
@@ -555,7 +555,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     }
 
     drawThreshold(view, stage_data);
-    replot();
+    replot(QCustomPlot::rpQueuedRefresh);
 }
 
 QCPItemStraightLine* StagePlot::thresholdLine(double y, QCPAxis* value_axis, const QString& text) {
