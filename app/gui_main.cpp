@@ -239,6 +239,7 @@ int main(int argc, char** argv) {
     QApplication application(qt_argc, argv);
     QApplication::setOrganizationName(QStringLiteral("SampleScope"));
     QApplication::setApplicationName(QStringLiteral("samplescope"));
+    QGuiApplication::setDesktopFileName(QStringLiteral(SAMPLESCOPE_APP_ID));
 
     const bool screenshot = !view.screenshot.empty();
     samplescope::ui::MainWindow window(samplescope::ui::MainWindowOptions{!screenshot});

@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 build_dir=${SAMPLESCOPE_BUILD_DIR:-build}
 packages=(cmake make ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev libeigen3-dev nlohmann-json3-dev
           libcli11-dev libbenchmark-dev libgl1-mesa-dev xvfb xauth python3-numpy python3-dev pybind11-dev)
+# The desktop entry's and AppStream metadata's validators (the packaging_install
+# test), and dpkg-shlibdeps for the .deb's dependencies (scripts/package_check.sh).
+packages+=(desktop-file-utils appstream dpkg-dev)
 
 install_missing() {
     local missing=()
