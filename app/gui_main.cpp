@@ -170,6 +170,12 @@ int main(int argc, char** argv) {
         ->check(samplescope::non_empty_value());
     app.add_option("--select", view.select_text, "Token id to highlight in every plot and the table")
         ->check(samplescope::non_empty_value());
+    // What a file manager passes (the .desktop entry's `Exec=samplescope %f`):
+    // opened in the window, where a refusal shows in the banner.
+    std::string open_file;
+    app.add_option("file", open_file, "A logits file to open in the window, as File > Open logits does")
+        ->excludes("--logits")
+        ->excludes("--values");
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& help) {
@@ -233,11 +239,13 @@ int main(int argc, char** argv) {
     QApplication application(qt_argc, argv);
     QApplication::setOrganizationName(QStringLiteral("SampleScope"));
     QApplication::setApplicationName(QStringLiteral("samplescope"));
+    QGuiApplication::setDesktopFileName(QStringLiteral(SAMPLESCOPE_APP_ID));
 
     const bool screenshot = !view.screenshot.empty();
     samplescope::ui::MainWindow window(samplescope::ui::MainWindowOptions{!screenshot});
     try {
         if (start) apply_start(window, *start);
+        if (!open_file.empty()) window.openLogitsFile(QString::fromStdString(open_file));
         if (!view.pipeline_example.empty()) window.loadPipelineExample(*find_pipeline_example(view.pipeline_example));
         if (!view.sampler_example.empty()) {
             for (const auto& example : samplescope::ui::samplerExamples()) {

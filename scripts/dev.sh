@@ -13,6 +13,9 @@ packages=(cmake make ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev 
 
 # bench/bench_gui_input types into the window through the X server (XTest).
 packages+=(libx11-dev libxtst-dev)
+# The desktop entry's and AppStream metadata's validators (the packaging_install
+# test), and dpkg-shlibdeps for the .deb's dependencies (scripts/package_check.sh).
+packages+=(desktop-file-utils appstream dpkg-dev)
 
 install_missing() {
     local missing=()

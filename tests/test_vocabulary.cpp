@@ -10,6 +10,7 @@
 
 #include "engine/base/input_error.h"
 #include "engine/io/npy_writer.h"
+#include "engine/io/safetensors_writer.h"
 #include "engine/io/token_display.h"
 #include "engine/io/vocabulary.h"
 #include "tests/support/file_builders.h"
@@ -176,6 +177,52 @@ private slots:
         QCOMPARE(more.labels, (std::vector<std::string>{"a", "b"}));
         QVERIFY(more.warnings.at(0).find("tokens 2..2 are not shown") != std::string::npos);
         QVERIFY(token_labels(vocabulary, 3).warnings.empty());
+    }
+    void binaryFilesAreRefusedByContent() {
+        // Each file is read by its name's format (or by its first bytes without
+        // one) and refused by what its bytes are, naming the file.
+        const auto refusal = [](const std::string& bytes, const std::string& name) -> std::string {
+            try {
+                (void)load_vocabulary_bytes(bytes, name);
+            } catch (const InputError& error) {
+                return error.what();
+            }
+            return "accepted";
+        };
+        const std::vector<double> row{1.0, 2.0, 3.0};
+        const std::string npy = encode_npy({3}, row);
+        QCOMPARE(refusal(npy, "x.npy"), std::string("x.npy: is a NumPy array (starts with \\x93NUMPY), not a vocabulary"));
+        // The same bytes named as a text or JSON vocabulary, or as GGUF.
+        QVERIFY(refusal(npy, "vocab.txt").starts_with("vocab.txt: is a NumPy array"));
+        QVERIFY(refusal(npy, "tokenizer.json").starts_with("tokenizer.json: is a NumPy array"));
+        QVERIFY(refusal(npy, "model.gguf").starts_with("model.gguf: is a NumPy array"));
+        const std::string safetensors = encode_safetensors({{"logits", {3}, row, FloatType::F32, {}}});
+        QCOMPARE(refusal(safetensors, "x.safetensors"),
+                 std::string("x.safetensors: is a .safetensors file (an 8-byte header size, then a JSON header), not a vocabulary"));
+        QVERIFY(refusal(std::string("PK\x03\x04rest", 8), "x.npz").find("is a ZIP archive") != std::string::npos);
+        QVERIFY(refusal("\x1F\x8B\x08rest", "vocab.txt.gz").find("is gzip-compressed") != std::string::npos);
+        // A GGUF file named as text is not read as lines; a .gguf without the magic says what it found.
+        testing::GgufVocabSpec spec;
+        spec.tokens = {"a", "b"};
+        const std::string gguf = testing::encode_gguf_vocab(spec);
+        QCOMPARE(refusal(gguf, "vocab.txt"),
+                 std::string("vocab.txt: is a GGUF file (starts with \"GGUF\"), not a vocab.txt: give it the .gguf extension to read its vocabulary"));
+        QCOMPARE(refusal("a\nb\n", "model.gguf"), std::string("model.gguf: not a GGUF file (bad magic: expected \"GGUF\", found \"a\\x0Ab\\x0A\")"));
+        // A vocab.txt is text: a NUL byte or broken UTF-8 names its line.
+        QCOMPARE(refusal(std::string("a\nb\0c\n", 6), "vocab.txt"),
+                 std::string("vocab.txt: line 2 holds a NUL byte (at byte 3): a binary file, not a vocab.txt"));
+        QCOMPARE(refusal("a\nb\nc\xE2\x80\n", "vocab.txt"),
+                 std::string("vocab.txt: line 3 is not valid UTF-8 (byte 0xE2 at byte 5): a binary file or another encoding, not a vocab.txt"));
+        QVERIFY(refusal("\xC0\xAF\n", "vocab.txt").find("line 1 is not valid UTF-8 (byte 0xC0") != std::string::npos);  // overlong
+        QVERIFY(refusal("\xED\xA0\x80\n", "vocab.txt").find("not valid UTF-8") != std::string::npos);                // a surrogate
+        // A binary file without a name to go by is refused the same way.
+        QVERIFY(refusal(npy, "labels").starts_with("labels: is a NumPy array"));
+        QVERIFY(refusal(std::string("\x01\x00\xFF", 3), "labels").find("holds a NUL byte") != std::string::npos);
+        // Text that only looks alike is read: UTF-8 pieces of every length, and a first piece "GGUF".
+        const auto text = load_vocabulary_bytes("GGUF\ncaf\xC3\xA9\n\xE2\x96\x81" "a\n\xF0\x9F\x98\x80\n\xC4\xA0the\n", "vocab.txt");
+        QCOMPARE(text.size(), std::size_t{5});
+        QCOMPARE(text.label(0), std::string("GGUF"));
+        QCOMPARE(load_vocabulary_bytes("GGUF\nb\n", "labels").size(), std::size_t{2});
     }
     void labelsInTheCliJson() {
         QTemporaryDir dir;

@@ -44,6 +44,9 @@ struct LoadOptions {
     LogitsFormat format = LogitsFormat::Auto;  // Auto: by extension, else by the first bytes
     std::string tensor;                        // .safetensors: the tensor to load ("" = the only one, or "logits")
     bool u2_as_bfloat16 = false;               // .npy: read uint16 data (<u2, >u2) as bfloat16 bits
+    // How the refusal of uint16 data names the option above: the CLI's flag
+    // by default; a GUI names its own control.
+    std::string u2_as_bfloat16_option = "--u2-as-bf16 (LoadOptions::u2_as_bfloat16)";
     // Refuse a file whose values would need more than this many bytes as
     // doubles; 0 means the machine's physical memory.
     std::uint64_t memory_limit_bytes = 0;

@@ -139,7 +139,7 @@ ElementFormat element_format_of(const std::string& descr, const ByteSource& sour
             if (kind == "u2" && order != '|') {
                 if (options.u2_as_bfloat16) return {FloatType::BF16, big};
                 source.fail("dtype '" + descr +
-                            "' is uint16: if it holds bfloat16 bits, load it with --u2-as-bf16 (LoadOptions::u2_as_bfloat16)");
+                            "' is uint16: if it holds bfloat16 bits, load it with " + options.u2_as_bfloat16_option);
             }
         }
     }

@@ -27,6 +27,7 @@
 #include "engine/io/logits_loader.h"
 #include "ui/common/examples.h"
 #include "ui/verify/verify_view.h"
+#include "ui/window/dialog_folders.h"
 #include "ui/window/export.h"
 #include "ui/window/help.h"
 #include "ui/common/thread_clock.h"
@@ -322,6 +323,7 @@ void MainWindow::refreshShownView() {
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
     file->addAction(QStringLiteral("&Open logits..."), QKeySequence::Open, this, &MainWindow::openFileDialog);
+    file->addAction(QStringLiteral("Open logits, reading <u2 as &bfloat16..."), this, &MainWindow::openU2AsBf16Dialog);
     file->addAction(QStringLiteral("Open &vocabulary..."), this, &MainWindow::openVocabularyDialog);
     file->addAction(QStringLiteral("C&lear vocabulary"), this, &MainWindow::clearVocabulary);
     file->addSeparator();
@@ -329,9 +331,12 @@ void MainWindow::buildMenus() {
     file->addAction(QStringLiteral("Export token table as &CSV..."), this, &MainWindow::exportTableDialog);
     file->addAction(QStringLiteral("Export all &plots (PNG or PDF)..."), this, &MainWindow::exportAllPlotsDialog);
     file->addAction(QStringLiteral("Save &window image..."), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save window image"), QStringLiteral("samplescope.png"),
+        const DialogFolders folders(options_.persist_settings);
+        const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save window image"),
+                                                          folders.startPath(QStringLiteral("window_image"), QStringLiteral("samplescope.png")),
                                                           QStringLiteral("PNG (*.png)"));
         if (path.isEmpty()) return;
+        folders.remember(QStringLiteral("window_image"), path);
         try {
             exportWidgetPng(*this, path);
         } catch (const InputError& error) {
@@ -477,10 +482,12 @@ void MainWindow::redrawSelection() {
 
 void MainWindow::showError(const QString& message) { banner_->showError(message); }
 
-bool MainWindow::openLogitsFile(const QString& path, const QString& tensor) {
+bool MainWindow::openLogitsFile(const QString& path, const QString& tensor, bool u2AsBf16) {
     try {
         LoadOptions options;
         options.tensor = tensor.toStdString();
+        options.u2_as_bfloat16 = u2AsBf16;
+        options.u2_as_bfloat16_option = "File > \"Open logits, reading <u2 as bfloat16...\"";
         if (tensor.isEmpty() && path.endsWith(QStringLiteral(".safetensors"), Qt::CaseInsensitive)) {
             QStringList names;
             for (const auto& name : safetensors_float_tensors(path.toStdString())) names << QString::fromStdString(name);
@@ -667,23 +674,43 @@ void MainWindow::saveScreenshot(const QString& path) {
 }
 
 void MainWindow::openFileDialog() {
+    const DialogFolders folders(options_.persist_settings);
     const QString path = QFileDialog::getOpenFileName(
-        this, QStringLiteral("Open logits"), QString(),
+        this, QStringLiteral("Open logits"), folders.startPath(QStringLiteral("logits")),
         QStringLiteral("Logits (*.npy *.safetensors *.json *.txt *.csv *.tsv);;All files (*)"));
-    if (!path.isEmpty()) openLogitsFile(path);
+    if (path.isEmpty()) return;
+    folders.remember(QStringLiteral("logits"), path);
+    openLogitsFile(path);
+}
+
+// The CLI's --u2-as-bf16: .npy files whose uint16 data are bfloat16 bits.
+void MainWindow::openU2AsBf16Dialog() {
+    const DialogFolders folders(options_.persist_settings);
+    const QString path = QFileDialog::getOpenFileName(
+        this, QStringLiteral("Open logits, reading <u2 as bfloat16"), folders.startPath(QStringLiteral("logits")),
+        QStringLiteral("NumPy arrays (*.npy);;All files (*)"));
+    if (path.isEmpty()) return;
+    folders.remember(QStringLiteral("logits"), path);
+    openLogitsFile(path, {}, true);
 }
 
 void MainWindow::openVocabularyDialog() {
+    const DialogFolders folders(options_.persist_settings);
     const QString path = QFileDialog::getOpenFileName(
-        this, QStringLiteral("Open vocabulary"), QString(),
+        this, QStringLiteral("Open vocabulary"), folders.startPath(QStringLiteral("vocabulary")),
         QStringLiteral("Vocabularies (tokenizer.json vocab.json *.json *.txt *.gguf);;All files (*)"));
-    if (!path.isEmpty()) openVocabularyFile(path);
+    if (path.isEmpty()) return;
+    folders.remember(QStringLiteral("vocabulary"), path);
+    openVocabularyFile(path);
 }
 
 void MainWindow::exportPlotDialog(QCustomPlot* plot) {
-    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export plot"), plot->objectName() + QStringLiteral(".png"),
+    const DialogFolders folders(options_.persist_settings);
+    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export plot"),
+                                                      folders.startPath(QStringLiteral("export_plot"), plot->objectName() + QStringLiteral(".png")),
                                                       QStringLiteral("PNG (*.png);;PDF (*.pdf)"));
     if (path.isEmpty()) return;
+    folders.remember(QStringLiteral("export_plot"), path);
     try {
         exportPlot(*plot, path);
     } catch (const InputError& error) {
@@ -692,8 +719,11 @@ void MainWindow::exportPlotDialog(QCustomPlot* plot) {
 }
 
 void MainWindow::exportAllPlotsDialog() {
-    const QString folder = QFileDialog::getExistingDirectory(this, QStringLiteral("Export every plot to a folder"));
+    const DialogFolders folders(options_.persist_settings);
+    const QString folder = QFileDialog::getExistingDirectory(this, QStringLiteral("Export every plot to a folder"),
+                                                             folders.startPath(QStringLiteral("export_plots")));
     if (folder.isEmpty()) return;
+    folders.remember(QStringLiteral("export_plots"), folder);
     try {
         for (QCustomPlot* plot : pipeline_->allPlots()) {
             for (const char* suffix : {".png", ".pdf"}) {
@@ -708,9 +738,12 @@ void MainWindow::exportAllPlotsDialog() {
 
 void MainWindow::exportTraceDialog() {
     if (!view_) return;
-    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export trace"), QStringLiteral("trace.json"),
+    const DialogFolders folders(options_.persist_settings);
+    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export trace"),
+                                                      folders.startPath(QStringLiteral("export_trace"), QStringLiteral("trace.json")),
                                                       QStringLiteral("JSON (*.json)"));
     if (path.isEmpty()) return;
+    folders.remember(QStringLiteral("export_trace"), path);
     try {
         exportTraceJson(*view_->trace, path);
     } catch (const InputError& error) {
@@ -719,9 +752,12 @@ void MainWindow::exportTraceDialog() {
 }
 
 void MainWindow::exportTableDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export token table"), QStringLiteral("tokens.csv"),
+    const DialogFolders folders(options_.persist_settings);
+    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export token table"),
+                                                      folders.startPath(QStringLiteral("export_table"), QStringLiteral("tokens.csv")),
                                                       QStringLiteral("CSV (*.csv)"));
     if (path.isEmpty()) return;
+    folders.remember(QStringLiteral("export_table"), path);
     try {
         exportTableCsv(*tokens_->model(), path);
     } catch (const InputError& error) {

@@ -107,8 +107,9 @@ public:
 
     // Inputs; on failure the banner shows the reason and everything stays as it was.
     // A .safetensors file with several float tensors asks the tensor chooser
-    // unless `tensor` names one.
-    bool openLogitsFile(const QString& path, const QString& tensor = {});
+    // unless `tensor` names one. `u2AsBf16` reads .npy uint16 data as bfloat16
+    // bits (the CLI's --u2-as-bf16; File > "Open logits, reading <u2 as bfloat16...").
+    bool openLogitsFile(const QString& path, const QString& tensor = {}, bool u2AsBf16 = false);
     bool pasteLogitsText(const QString& text, const QString& source);
     bool loadExample(const Example& example);
     // Loads the example's row and parameters and opens Compare pipelines on
@@ -160,6 +161,7 @@ private:
     void restoreSettings();
     void saveSettings() const;
     void openFileDialog();
+    void openU2AsBf16Dialog();
     void exportPlotDialog(QCustomPlot* plot);
     void exportAllPlotsDialog();
     void exportTraceDialog();
