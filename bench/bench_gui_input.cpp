@@ -314,7 +314,8 @@ int run(int argc, char** argv, const std::string& display_note) {
         ui::clearUpperVectorState();
         auto start = Clock::now();
         const auto outcome = ui::runSamplingJob(ui::SamplingJob{window.session().logits(), window.session().labels(),
-                                                                window.session().request(), window.pipelineView()->topN(), 0});
+                                                                window.session().request(), window.pipelineView()->topN(),
+                                                                window.pipelineView()->plotModes(), 0});
         job_ms.push_back(msBetween(start, Clock::now()));
         Request request = window.session().request();
         start = Clock::now();

@@ -204,6 +204,23 @@ private slots:
         QVERIFY(!window_->errorBanner()->isVisible());
     }
 
+    void curvesAreMadeOnlyForPlotsThatShowTheWholeVocabulary() {
+        // The realistic example: raw logits and top-k open on the whole vocabulary, temperature on bars.
+        const auto curve = [this](Stage stage) { return window_->currentView()->plot(stage).curve.candidates; };
+        QVERIFY(curve(Stage::Widen) > 0);
+        QVERIFY(curve(Stage::TopK) > 0);
+        QCOMPARE(curve(Stage::Temperature), std::size_t{0});
+        QCOMPARE(window_->pipelineView()->plot(Stage::Temperature)->mode(), PlotMode::Bars);
+        window_->pipelineView()->plot(Stage::Temperature)->setModeOverride(PlotMode::Vocabulary);
+        QVERIFY(window_->waitUntilDrawn());
+        QCOMPARE(curve(Stage::Temperature), kRealisticVocab);
+        QCOMPARE(window_->pipelineView()->plot(Stage::Temperature)->mode(), PlotMode::Vocabulary);
+        window_->pipelineView()->viewBox()->setCurrentIndex(1);  // bars everywhere: no curve at all
+        QVERIFY(window_->waitUntilDrawn());
+        QCOMPARE(curve(Stage::Widen), std::size_t{0});
+        QCOMPARE(window_->pipelineView()->plot(Stage::Widen)->mode(), PlotMode::Bars);
+    }
+
     void helpListsEveryStageAndParameter() {
         const QString html = howSamplingWorksHtml();
         for (const auto& info : kStages) QVERIFY(html.contains(QString::fromUtf8(info.title.data(), static_cast<qsizetype>(info.title.size()))));

@@ -229,6 +229,10 @@ VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, RankOrders& ord
     return curve;
 }
 
+bool vocabularyByDefault(Stage stage, std::size_t candidates, std::size_t top_n) {
+    return candidates > top_n && (stage == Stage::Widen || stage_info(stage).truncates);
+}
+
 StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size_t top_n,
                                    std::int32_t selected_id, RankOrders* orders) {
     StagePlotData data;

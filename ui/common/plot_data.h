@@ -92,6 +92,13 @@ private:
 
 VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, RankOrders& orders);
 
+// A stage plot's two views: the top N bars, or the whole vocabulary (VocabCurve).
+enum class PlotMode { Bars, Vocabulary };
+
+// Whether a stage opens on the whole vocabulary: the raw logits and the
+// truncation stages when they received more candidates than the N bars show.
+bool vocabularyByDefault(Stage stage, std::size_t candidates, std::size_t top_n);
+
 struct StagePlotData {
     Stage stage = Stage::Widen;
     bool active = false;

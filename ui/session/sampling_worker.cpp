@@ -31,7 +31,22 @@ SamplingOutcome runSamplingJob(SamplingJob job) {
         thread_local RankOrders orders;
         // The main view shows the contract's stages (its trace holds no other).
         for (const auto& info : kStages) {
-            if (info.contract) view->stages.push_back(makeStagePlotData(*view->trace, info.stage, job.top_n, -1, &orders));
+            if (!info.contract) continue;
+            StagePlotData data = makeStagePlotData(*view->trace, info.stage, job.top_n);
+            const auto index = static_cast<std::size_t>(info.stage);
+            const std::optional<PlotMode> chosen = index < job.plot_modes.size() ? job.plot_modes[index] : std::nullopt;
+            const bool whole = chosen ? *chosen == PlotMode::Vocabulary
+                                      : vocabularyByDefault(info.stage, data.candidates, job.top_n);
+            if (info.stage == Stage::Draw) {
+                // The draw plot has no curve.
+            } else if (whole) {
+                data.curve = makeVocabCurve(*view->trace, info.stage, orders);
+            } else {
+                // Ranked all the same: the next stage's order derives from this one's instead of a sort of the row.
+                const StageTrace& before = view->trace->stage(inputStage(*view->trace, info.stage));
+                (void)orders.ranked(before.kept, view->trace->stage(info.stage).logits);
+            }
+            view->stages.push_back(std::move(data));
         }
         view->stats = makeTruncationStats(*view->trace);
         view->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -23,6 +23,9 @@ struct SamplingJob {
     std::shared_ptr<const TokenLabels> labels;
     Request request;  // a copy of the session's request: its next step is previewed
     std::size_t top_n = 40;
+    // Each stage's chosen plot view, indexed by Stage (nothing or absent: its
+    // default): a whole-vocabulary curve is made only for a plot that shows it.
+    std::vector<std::optional<PlotMode>> plot_modes;
     std::uint64_t generation = 0;
 };
 

@@ -75,6 +75,7 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
         if (info.stage == Stage::Draw || !info.contract) continue;
         auto* plot = new StagePlot(info.stage, grid_host);
         plots_.push_back(plot);
+        connect(plot, &StagePlot::modeOverrideChanged, this, &PipelineView::plotModesChanged);
         grid->addWidget(plot, cell / kColumns, cell % kColumns);
         connect(plot, &StagePlot::tokenClicked, this, &PipelineView::tokenClicked);
         addExportMenu(this, plot);
@@ -105,6 +106,12 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
                        : (index == 2 ? std::optional<PlotMode>(PlotMode::Vocabulary) : std::nullopt);
         for (auto* plot : plots_) plot->setModeOverride(mode);
     });
+}
+
+std::vector<std::optional<PlotMode>> PipelineView::plotModes() const {
+    std::vector<std::optional<PlotMode>> modes(kStageCount);
+    for (const auto* plot : plots_) modes[static_cast<std::size_t>(plot->stage())] = plot->modeOverride();
+    return modes;
 }
 
 void PipelineView::showView(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id) {

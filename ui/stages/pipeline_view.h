@@ -33,7 +33,11 @@ public:
     std::size_t topN() const { return static_cast<std::size_t>(top_n_->value()); }
     bool logScale() const { return log_scale_->isChecked(); }
 
+    // Each stage's chosen view (nothing: its default), indexed by Stage: what the worker makes curves for.
+    std::vector<std::optional<PlotMode>> plotModes() const;
+
 signals:
+    void plotModesChanged();
     void topNChanged(int n);
     void logScaleChanged(bool on);
     void tokenClicked(std::int32_t id);

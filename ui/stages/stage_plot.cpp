@@ -122,9 +122,8 @@ QString plotModeName(PlotMode mode) {
 }
 
 PlotMode defaultPlotMode(Stage stage, const StagePlotData& data, std::size_t top_n) {
-    const bool broad = data.curve.candidates > 0 && data.candidates > top_n;
-    const bool teaches = stage == Stage::Widen || stage_info(stage).truncates;
-    return broad && teaches ? PlotMode::Vocabulary : PlotMode::Bars;
+    return data.curve.candidates > 0 && vocabularyByDefault(stage, data.candidates, top_n) ? PlotMode::Vocabulary
+                                                                                           : PlotMode::Bars;
 }
 
 QString candidateTooltip(Stage stage, const RankedToken& token, std::size_t rank, std::size_t candidates,
@@ -276,6 +275,7 @@ void StagePlot::setModeOverride(std::optional<PlotMode> mode) {
     if (override_ == mode) return;
     override_ = mode;
     redraw();
+    emit modeOverrideChanged();
 }
 
 void StagePlot::redraw() {

@@ -19,8 +19,6 @@
 
 namespace samplescope::ui {
 
-enum class PlotMode { Bars, Vocabulary };
-
 // "Bars (top N)" or "Whole vocabulary".
 QString plotModeName(PlotMode mode);
 
@@ -68,6 +66,8 @@ public:
 
 signals:
     void tokenClicked(std::int32_t id);
+    // The user chose a view for this plot (the whole vocabulary needs a curve the worker makes).
+    void modeOverrideChanged();
 
 protected:
     bool event(QEvent* event) override;

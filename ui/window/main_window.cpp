@@ -139,6 +139,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow
     connect(history_, &HistoryPanel::stepRequested, this, &MainWindow::step);
     connect(history_, &HistoryPanel::resetRequested, this, &MainWindow::resetRequest);
     connect(pipeline_, &PipelineView::topNChanged, this, [this](int) { scheduleSampling(); });
+    // A plot switched to the whole vocabulary needs its curve: the worker makes curves only for those on show.
+    connect(pipeline_, &PipelineView::plotModesChanged, this, &MainWindow::scheduleSampling);
     connect(pipeline_, &PipelineView::logScaleChanged, this, [this](bool) { redrawSelection(); });
     connect(pipeline_, &PipelineView::tokenClicked, this, &MainWindow::selectToken);
     connect(pipeline_, &PipelineView::exportPlotRequested, this, &MainWindow::exportPlotDialog);
@@ -416,7 +418,7 @@ void MainWindow::scheduleSampling() {
 
 void MainWindow::submitNow() {
     submit_scheduled_ = false;
-    worker_.submit(SamplingJob{session_.logits(), session_.labels(), session_.request(), pipeline_->topN(), 0});
+    worker_.submit(SamplingJob{session_.logits(), session_.labels(), session_.request(), pipeline_->topN(), pipeline_->plotModes(), 0});
 }
 
 bool MainWindow::isDrawn() const {
