@@ -6,6 +6,8 @@
 #include <QtTest>
 
 #include <QAction>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTextBrowser>
 
 #include "engine/base/input_error.h"
@@ -202,6 +204,19 @@ private slots:
         QVERIFY(window_->errorBanner()->isVisible());
         QVERIFY(model->setData(model->index(1, LogitsTableModel::Logit), QStringLiteral("7.5")));
         QVERIFY(!window_->errorBanner()->isVisible());
+    }
+
+    void noPlotIsCutAtTheRightEdge() {
+        for (const QSize size : {QSize(1280, 720), QSize(1024, 700), QSize(1600, 1000)}) {
+            window_->resize(size);
+            QVERIFY(window_->waitUntilDrawn());
+            QCoreApplication::processEvents();
+            auto* scroll = window_->pipelineView()->findChild<QScrollArea*>();
+            QVERIFY(scroll);
+            QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0,
+                     qPrintable(QStringLiteral("%1x%2: the plots are %3 px wider than the view")
+                                    .arg(size.width()).arg(size.height()).arg(scroll->horizontalScrollBar()->maximum())));
+        }
     }
 
     void curvesAreMadeOnlyForPlotsThatShowTheWholeVocabulary() {

@@ -1,5 +1,10 @@
 #include "ui/stages/pipeline_view.h"
 
+#include <algorithm>
+
+#include <QResizeEvent>
+#include <QScrollBar>
+
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -66,30 +71,24 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
     controls->addWidget(hint, 1);
 
     auto* grid_host = new QWidget(this);
-    auto* grid = new QGridLayout(grid_host);
-    grid->setSpacing(6);
-    grid->setContentsMargins(0, 0, 0, 0);
-    constexpr int kColumns = 4;
-    int cell = 0;
+    grid_ = new QGridLayout(grid_host);
+    grid_->setSpacing(6);
+    grid_->setContentsMargins(0, 0, 0, 0);
     for (const auto& info : kStages) {
         if (info.stage == Stage::Draw || !info.contract) continue;
         auto* plot = new StagePlot(info.stage, grid_host);
         plots_.push_back(plot);
         connect(plot, &StagePlot::modeOverrideChanged, this, &PipelineView::plotModesChanged);
-        grid->addWidget(plot, cell / kColumns, cell % kColumns);
         connect(plot, &StagePlot::tokenClicked, this, &PipelineView::tokenClicked);
         addExportMenu(this, plot);
-        ++cell;
     }
     draw_ = new DrawPlot(grid_host);
-    // The draw closes the last row, so the whole pipeline fits one screen.
-    const int last_row_used = cell % kColumns;
-    grid->addWidget(draw_, cell / kColumns, last_row_used, 1, kColumns - last_row_used);
     connect(draw_, &DrawPlot::tokenClicked, this, &PipelineView::tokenClicked);
     addExportMenu(this, draw_);
-    for (int c = 0; c < kColumns; ++c) grid->setColumnStretch(c, 1);
+    placePlots(kMaxColumns);
 
     auto* scroll = new QScrollArea(this);
+    scroll_ = scroll;
     scroll->setWidget(grid_host);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
@@ -106,6 +105,32 @@ PipelineView::PipelineView(QWidget* parent) : QWidget(parent) {
                        : (index == 2 ? std::optional<PlotMode>(PlotMode::Vocabulary) : std::nullopt);
         for (auto* plot : plots_) plot->setModeOverride(mode);
     });
+}
+
+void PipelineView::placePlots(int columns) {
+    if (columns == columns_) return;
+    columns_ = columns;
+    for (auto* plot : plots_) grid_->removeWidget(plot);
+    grid_->removeWidget(draw_);
+    int cell = 0;
+    for (auto* plot : plots_) {
+        grid_->addWidget(plot, cell / columns, cell % columns);
+        ++cell;
+    }
+    // The draw closes the last row (or takes a row of its own when the plots fill it).
+    const int last_row_used = cell % columns;
+    grid_->addWidget(draw_, cell / columns, last_row_used, 1, columns - last_row_used);
+    for (int c = 0; c < kMaxColumns; ++c) grid_->setColumnStretch(c, c < columns ? 1 : 0);
+}
+
+void PipelineView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // As many columns of plots at their minimum width as the view holds (a laptop's 1280 px window: three),
+    // so no plot is cut at the right edge.
+    const int spacing = grid_->spacing();
+    const QMargins margins = layout()->contentsMargins();
+    const int room = width() - margins.left() - margins.right() - scroll_->verticalScrollBar()->sizeHint().width();
+    placePlots(std::clamp((room + spacing) / (draw_->minimumWidth() + spacing), 1, kMaxColumns));
 }
 
 std::vector<std::optional<PlotMode>> PipelineView::plotModes() const {

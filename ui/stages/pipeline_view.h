@@ -9,6 +9,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QSpinBox>
+#include <QGridLayout>
+#include <QScrollArea>
 #include <QWidget>
 
 #include "ui/stages/draw_plot.h"
@@ -43,7 +45,16 @@ signals:
     void tokenClicked(std::int32_t id);
     void exportPlotRequested(QCustomPlot* plot);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    static constexpr int kMaxColumns = 4;
+    void placePlots(int columns);
+
+    QGridLayout* grid_ = nullptr;
+    QScrollArea* scroll_ = nullptr;
+    int columns_ = 0;
     std::vector<StagePlot*> plots_;
     DrawPlot* draw_;
     QSpinBox* top_n_;
