@@ -58,6 +58,8 @@ private slots:
         VerifyView view;
         view.resize(900, 600);
         view.show();
+        // Before a run: a hint and no axes (empty scales would read as data).
+        QVERIFY(!view.plot()->xAxis->visible() && !view.plot()->yAxis->visible());
         SamplingParams params;
         params.top_k = 600;
         params.seed = 1;
@@ -66,6 +68,7 @@ private slots:
         view.setParams(params);
         view.setInputs(m, {}, SampleRows{{draws}});
         QVERIFY(run_and_wait(view));
+        QVERIFY(view.plot()->xAxis->visible() && view.plot()->yAxis->visible());
         QVERIFY(view.verification());
         QVERIFY(view.verification()->result.pass);
         QVERIFY2(view.verdictText().contains("pass"), qPrintable(view.verdictText()));

@@ -300,6 +300,8 @@ void VerifyView::showRow(int row) {
     if (!verification_ || row < 0 || static_cast<std::size_t>(row) >= verification_->result.rows.size()) {
         // Nothing verified yet: say what to do instead of drawing empty axes.
         plot_widget_->legend->setVisible(false);
+        // No axes either: empty 0-to-5 scales read as data.
+        for (QCPAxis* axis : plot_widget_->axisRect()->axes()) axis->setVisible(false);
         auto* hint = new QCPItemText(plot_widget_);
         hint->position->setType(QCPItemPosition::ptAxisRectRatio);
         hint->position->setCoords(0.5, 0.5);
@@ -310,6 +312,8 @@ void VerifyView::showRow(int row) {
         return;
     }
     plot_widget_->legend->setVisible(true);
+    plot_widget_->xAxis->setVisible(true);
+    plot_widget_->yAxis->setVisible(true);
     const auto r = static_cast<std::size_t>(row);
     const RowVerification& v = verification_->result.rows[r];
     plot_ = verifyPlotData(verification_->exact[r], verified_samples_[r]);
