@@ -5,6 +5,8 @@
 // laptop's 1280 x 720 on every tab.
 #include <QtTest>
 
+#include "tests/support/typing.h"
+
 #include <QAction>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -18,15 +20,9 @@
 
 using namespace samplescope;
 using namespace samplescope::ui;
+using samplescope::test::typeAndEnter;
 
 namespace {
-
-void typeInto(QLineEdit* entry, const QString& text) {
-    entry->setFocus();
-    entry->selectAll();
-    QTest::keyClicks(entry, text);
-    QTest::keyClick(entry, Qt::Key_Return);
-}
 
 QAction* action(MainWindow& window, const char* name) { return window.findChild<QAction*>(QString::fromLatin1(name)); }
 
@@ -70,7 +66,7 @@ private slots:
         const double before = window_->session().params().temperature;
         auto* entry = window_->findChild<QLineEdit*>(QStringLiteral("entry_temperature"));
         QVERIFY(entry);
-        typeInto(entry, QStringLiteral("0.5"));
+        typeAndEnter(entry, QStringLiteral("0.5"));
         QCOMPARE(window_->session().params().temperature, 0.5);
         window_->undo().recordNow();
         QVERIFY(action(*window_, "action_undo")->text().contains(QStringLiteral("temperature")));

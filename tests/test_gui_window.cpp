@@ -3,6 +3,8 @@
 // against the engine's own trace of the same input.
 #include <QtTest>
 
+#include "tests/support/typing.h"
+
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -16,16 +18,9 @@
 
 using namespace samplescope;
 using namespace samplescope::ui;
+using samplescope::test::typeAndEnter;
 
 namespace {
-
-// Types into an entry and presses Enter, as a user would.
-void type_into(QLineEdit* entry, const QString& text) {
-    entry->setFocus();
-    entry->selectAll();
-    QTest::keyClicks(entry, text);
-    QTest::keyClick(entry, Qt::Key_Return);
-}
 
 QString stage_info_text(MainWindow& window, Stage stage) { return window.pipelineView()->plot(stage)->noteText(); }
 
@@ -88,8 +83,8 @@ private slots:
     void parametersSetThroughTheControlsMatchTheEngine() {
         load(workedExample());
         auto* panel = window_->parameterPanel();
-        type_into(panel->control(Param::TopK)->entry(), QStringLiteral("4"));
-        type_into(panel->control(Param::TopP)->entry(), QStringLiteral("0.95"));
+        typeAndEnter(panel->control(Param::TopK)->entry(), QStringLiteral("4"));
+        typeAndEnter(panel->control(Param::TopP)->entry(), QStringLiteral("0.95"));
         panel->control(Param::MinP)->slider()->setValue(20);  // 0.20
         panel->control(Param::Temperature)->slider()->setValue(150);  // 1.50
         QVERIFY(window_->waitUntilDrawn());
@@ -137,19 +132,19 @@ private slots:
         const SamplingParams before = window_->session().params();
         auto* panel = window_->parameterPanel();
         // The contract's words, quoting the value as typed.
-        type_into(panel->control(Param::TopP)->entry(), QStringLiteral("1.5"));
+        typeAndEnter(panel->control(Param::TopP)->entry(), QStringLiteral("1.5"));
         QCOMPARE(panel->control(Param::TopP)->error(), QStringLiteral("top_p must be in [0, 1], got \"1.5\""));
-        type_into(panel->control(Param::Temperature)->entry(), QStringLiteral("-1"));
+        typeAndEnter(panel->control(Param::Temperature)->entry(), QStringLiteral("-1"));
         QCOMPARE(panel->control(Param::Temperature)->error(),
                  QStringLiteral("temperature must be >= 0 and finite, got \"-1\""));
-        type_into(panel->control(Param::RepetitionPenalty)->entry(), QStringLiteral("nan"));
+        typeAndEnter(panel->control(Param::RepetitionPenalty)->entry(), QStringLiteral("nan"));
         QCOMPARE(panel->control(Param::RepetitionPenalty)->error(),
                  QStringLiteral("repetition_penalty must be > 0 and finite, got \"nan\""));
-        type_into(panel->control(Param::TopK)->entry(), QStringLiteral("2.5"));
+        typeAndEnter(panel->control(Param::TopK)->entry(), QStringLiteral("2.5"));
         QCOMPARE(panel->control(Param::TopK)->error(), QStringLiteral("top_k must be an integer >= 0, got \"2.5\""));
-        type_into(panel->control(Param::MinP)->entry(), QStringLiteral("abc"));
+        typeAndEnter(panel->control(Param::MinP)->entry(), QStringLiteral("abc"));
         QVERIFY(panel->control(Param::MinP)->error().contains(QStringLiteral("\"abc\"")));
-        type_into(panel->seedEntry(), QStringLiteral("-3"));
+        typeAndEnter(panel->seedEntry(), QStringLiteral("-3"));
         try {
             parse_seed("-3");
             QFAIL("parse_seed accepted -3");
@@ -159,14 +154,14 @@ private slots:
         QVERIFY(window_->waitUntilDrawn());
         QVERIFY(window_->session().params() == before);
         // A valid value clears the message.
-        type_into(panel->control(Param::TopP)->entry(), QStringLiteral("0.7"));
+        typeAndEnter(panel->control(Param::TopP)->entry(), QStringLiteral("0.7"));
         QVERIFY(panel->control(Param::TopP)->error().isEmpty());
         QCOMPARE(window_->session().params().top_p, 0.7);
     }
 
     void badHistoryIsRefusedInPlace() {
         load(workedExample());
-        type_into(window_->historyPanel()->promptEntry(), QStringLiteral("1, 9"));
+        typeAndEnter(window_->historyPanel()->promptEntry(), QStringLiteral("1, 9"));
         auto* error = window_->findChild<QLabel*>(QStringLiteral("error_history"));
         QVERIFY(error->isVisible());
         QCOMPARE(error->text(), QStringLiteral("prompt_ids has id 9 outside [0, 5)"));

@@ -6,6 +6,8 @@
 // listing what it changed and its note on llama.cpp's temperature.
 #include <QtTest>
 
+#include "tests/support/typing.h"
+
 #include <QDir>
 #include <QScrollArea>
 
@@ -25,15 +27,9 @@
 
 using namespace samplescope;
 using namespace samplescope::ui;
+using samplescope::test::typeAndEnter;
 
 namespace {
-
-void typeAndEnter(QLineEdit* entry, const QString& text) {
-    entry->setFocus();
-    entry->selectAll();
-    QTest::keyClicks(entry, text);
-    QTest::keyClick(entry, Qt::Key_Return);
-}
 
 QList<QPair<QString, QRect>> geometries(const QWidget* root) {
     QList<QPair<QString, QRect>> out{{root->objectName(), root->geometry()}};

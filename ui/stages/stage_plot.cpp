@@ -121,6 +121,19 @@ QString plotModeName(PlotMode mode) {
     return mode == PlotMode::Bars ? QStringLiteral("Bars (top N)") : QStringLiteral("Whole vocabulary");
 }
 
+namespace {
+
+// A probability axis, linear or log: its ticker, number format and label (the caller sets the range).
+void probabilityAxis(QCPAxis* axis, bool log) {
+    axis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    axis->setTicker(log ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog) : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    axis->setNumberFormat(log ? QStringLiteral("eb") : QStringLiteral("g"));
+    axis->setNumberPrecision(log ? 0 : 3);
+    axis->setLabel(log ? QStringLiteral("probability (log)") : QStringLiteral("probability"));
+}
+
+}  // namespace
+
 PlotMode defaultPlotMode(Stage stage, const StagePlotData& data, std::size_t top_n) {
     return data.curve.candidates > 0 && vocabularyByDefault(stage, data.candidates, top_n) ? PlotMode::Vocabulary
                                                                                            : PlotMode::Bars;
@@ -499,19 +512,11 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     xAxis->setRange(0.3, next_key - 0.9);
 
     if (log_scale) {
-        yAxis->setScaleType(QCPAxis::stLogarithmic);
-        yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-        yAxis->setNumberFormat(QStringLiteral("eb"));
-        yAxis->setNumberPrecision(0);
+        probabilityAxis(yAxis, true);
         yAxis->setRange(std::max(min_positive * 0.4, 1e-300), std::max(top_value, min_positive) * 3.0);
-        yAxis->setLabel(QStringLiteral("probability (log)"));
     } else {
-        yAxis->setScaleType(QCPAxis::stLinear);
-        yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-        yAxis->setNumberFormat(QStringLiteral("g"));
-        yAxis->setNumberPrecision(3);
+        probabilityAxis(yAxis, false);
         yAxis->setRange(0.0, std::max(top_value, 1e-12) * 1.22);
-        yAxis->setLabel(QStringLiteral("probability"));
     }
 
     // The chosen token and the selected one get a text cue as well as a colour,
@@ -1044,22 +1049,14 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
     xAxis->setRange(0.7, std::max(candidates * 1.4, 2.0));
     xAxis->setLabel(QStringLiteral("rank of %1 (log)").arg(countText(curve.candidates)));
     if (log_scale) {
-        yAxis->setScaleType(QCPAxis::stLogarithmic);
-        yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-        yAxis->setNumberFormat(QStringLiteral("eb"));
-        yAxis->setNumberPrecision(0);
+        probabilityAxis(yAxis, true);
         double low = curve.min_prob > 0.0 ? curve.min_prob : top_value;
         if (floor && floor->first > 0.0) low = std::min(low, floor->first);
         yAxis->setRange(std::max(low * 0.4, 1e-300), std::max(top_value, 1e-300) * 3.0);
-        yAxis->setLabel(QStringLiteral("probability (log)"));
     } else {
-        yAxis->setScaleType(QCPAxis::stLinear);
-        yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-        yAxis->setNumberFormat(QStringLiteral("g"));
-        yAxis->setNumberPrecision(3);
+        probabilityAxis(yAxis, false);
         // A little room under 0, so a marker on the tail is seen whole.
         yAxis->setRange(-std::max(top_value, 1e-12) * 0.05, std::max(top_value, 1e-12) * 1.22);
-        yAxis->setLabel(QStringLiteral("probability"));
     }
     if (floor) thresholdLine(floor->first, yAxis, floor->second);
     if (curve.candidates > VocabCurve::kExactRanks) {
