@@ -256,6 +256,7 @@ int main(int argc, char** argv) {
             window.setVocabulary(std::move(*vocabulary));
             for (const auto& warning : window.session().labelWarnings()) std::cerr << "samplescope: warning: " << warning << "\n";
         }
+        window.undo().clear();  // undo stops at the input the flags opened the window on
         if (view.top_n > 0) window.pipelineView()->topNBox()->setValue(view.top_n);
         if (view.log_scale) window.pipelineView()->logScaleBox()->setChecked(true);
         if (view.open_samplers) window.parameterPanel()->setExtrasExpanded(true);
