@@ -159,6 +159,12 @@ void TokenTablePanel::setView(std::shared_ptr<const TraceView> view) {
     if (selected_ >= 0) selectToken(selected_);
 }
 
+TokenTablePanel::~TokenTablePanel() {
+    // ~QWidget deletes the two tables after this class's part is gone, and
+    // their headers still signal while they go: those signals must not reach it.
+    for (QObject* child : findChildren<QObject*>()) QObject::disconnect(child, nullptr, this, nullptr);
+}
+
 void TokenTablePanel::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
     if (selected_ >= 0) {

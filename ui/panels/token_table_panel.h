@@ -20,6 +20,7 @@ class TokenTablePanel : public QWidget {
     Q_OBJECT
 public:
     explicit TokenTablePanel(QWidget* parent = nullptr);
+    ~TokenTablePanel() override;
 
     TokenTableModel* model() const { return model_; }
     QTableView* table() const { return table_; }
