@@ -22,14 +22,13 @@ SamplingParams withSeed(SamplingParams params) {
 
 Session::Session(QObject* parent)
     : QObject(parent),
-      logits_(std::make_shared<const std::vector<double>>(workedExample().logits)),
-      labels_(std::make_shared<const TokenLabels>()),
-      request_(withSeed(workedExample().params)) {}
+      state_{std::make_shared<const std::vector<double>>(workedExample().logits), std::make_shared<const TokenLabels>(),
+             nullptr, {}, nullptr, 0, QString(), Request(withSeed(workedExample().params)), std::nullopt} {}
 
 void Session::replaceLogits(std::vector<double> logits, std::vector<std::string> labels) {
     check_logits(logits);
     if (!labels.empty()) labels.resize(logits.size());
-    logits_ = std::make_shared<const std::vector<double>>(std::move(logits));
+    state_.logits = std::make_shared<const std::vector<double>>(std::move(logits));
     relabel(std::move(labels));
 }
 
@@ -37,11 +36,11 @@ void Session::replaceLogits(std::vector<double> logits, std::vector<std::string>
 // id, else the row's own label made readable (visible spaces and controls).
 void Session::relabel(std::vector<std::string> row_labels) {
     std::vector<std::string> display;
-    label_warnings_.clear();
-    if (vocabulary_) {
-        samplescope::VocabularyLabels from_vocabulary = token_labels(*vocabulary_, vocabSize());
+    state_.label_warnings.clear();
+    if (state_.vocabulary) {
+        samplescope::VocabularyLabels from_vocabulary = token_labels(*state_.vocabulary, vocabSize());
         display = std::move(from_vocabulary.labels);
-        label_warnings_ = std::move(from_vocabulary.warnings);
+        state_.label_warnings = std::move(from_vocabulary.warnings);
     }
     if (!row_labels.empty()) {
         display.resize(vocabSize());
@@ -49,7 +48,7 @@ void Session::relabel(std::vector<std::string> row_labels) {
             if (display[id].empty() && !row_labels[id].empty()) display[id] = visible_text(row_labels[id]);
         }
     }
-    labels_ = std::make_shared<const TokenLabels>(std::move(row_labels), std::move(display));
+    state_.labels = std::make_shared<const TokenLabels>(std::move(row_labels), std::move(display));
 }
 
 // A row of another size may leave history ids out of range: those ids are
@@ -59,21 +58,21 @@ void Session::keepHistoryInRange() {
         std::erase_if(ids, [this](std::int64_t id) { return id < 0 || static_cast<std::size_t>(id) >= vocabSize(); });
         return ids;
     };
-    const auto prompt = in_range(request_.prompt_ids());
-    const auto output = in_range(request_.output_ids());
-    if (prompt.size() != request_.prompt_ids().size() || output.size() != request_.output_ids().size()) {
-        const std::uint64_t draws = request_.draws_consumed();
-        request_ = Request(request_.params(), prompt, output);
-        request_.skip_draws(draws);
+    const auto prompt = in_range(state_.request.prompt_ids());
+    const auto output = in_range(state_.request.output_ids());
+    if (prompt.size() != state_.request.prompt_ids().size() || output.size() != state_.request.output_ids().size()) {
+        const std::uint64_t draws = state_.request.draws_consumed();
+        state_.request = Request(state_.request.params(), prompt, output);
+        state_.request.skip_draws(draws);
         emit historyChanged();
     }
 }
 
 void Session::setLogits(std::vector<double> logits, std::vector<std::string> labels, const QString& source) {
     replaceLogits(std::move(logits), std::move(labels));
-    matrix_.reset();
-    matrix_row_ = 0;
-    source_ = source;
+    state_.matrix.reset();
+    state_.matrix_row = 0;
+    state_.source = source;
     keepHistoryInRange();
     emit logitsChanged();
 }
@@ -90,13 +89,13 @@ void Session::setMatrix(LogitsMatrix matrix, const QString& source) {
         }
     }
     replaceLogits(matrix.row(0), matrix.labels);
-    matrix_ = std::make_shared<const LogitsMatrix>(std::move(matrix));
-    matrix_row_ = 0;
-    source_ = source;
+    state_.matrix = std::make_shared<const LogitsMatrix>(std::move(matrix));
+    state_.matrix_row = 0;
+    state_.source = source;
     if (carries_history) {
         // The file's ids are the request's history: a fresh request on the same seed.
-        request_ = Request(request_.params(), matrix_->prompt_ids, matrix_->output_ids);
-        mirostat_mu_.reset();
+        state_.request = Request(state_.request.params(), state_.matrix->prompt_ids, state_.matrix->output_ids);
+        state_.mirostat_mu.reset();
         emit historyChanged();
     } else {
         keepHistoryInRange();
@@ -105,26 +104,26 @@ void Session::setMatrix(LogitsMatrix matrix, const QString& source) {
 }
 
 void Session::setMatrixRow(std::size_t row) {
-    if (!matrix_ || row >= matrix_->rows) {
+    if (!state_.matrix || row >= state_.matrix->rows) {
         throw InputError("row", "row " + std::to_string(row) + " is outside [0, " + std::to_string(matrixRows()) + ")");
     }
-    replaceLogits(matrix_->row(row), matrix_->labels);
-    matrix_row_ = row;
+    replaceLogits(state_.matrix->row(row), state_.matrix->labels);
+    state_.matrix_row = row;
     keepHistoryInRange();
     emit logitsChanged();
 }
 
 void Session::setLogit(std::size_t id, double value) {
     if (id >= vocabSize()) return;
-    std::vector<double> logits(*logits_);
+    std::vector<double> logits(*state_.logits);
     logits[id] = value;
-    replaceLogits(std::move(logits), labels_->raw());
+    replaceLogits(std::move(logits), state_.labels->raw());
     emit logitsChanged();
 }
 
 void Session::setLabel(std::size_t id, const std::string& label) {
     if (id >= vocabSize()) return;
-    std::vector<std::string> labels = labels_->raw();
+    std::vector<std::string> labels = state_.labels->raw();
     if (labels.empty()) labels.resize(vocabSize());
     labels[id] = label;
     relabel(std::move(labels));
@@ -133,12 +132,12 @@ void Session::setLabel(std::size_t id, const std::string& label) {
 
 void Session::insertTokens(std::size_t at, std::size_t count, double value) {
     at = std::min(at, vocabSize());
-    std::vector<double> logits(*logits_);
+    std::vector<double> logits(*state_.logits);
     logits.insert(logits.begin() + static_cast<std::ptrdiff_t>(at), count, value);
-    std::vector<std::string> labels = labels_->raw();
+    std::vector<std::string> labels = state_.labels->raw();
     if (!labels.empty()) labels.insert(labels.begin() + static_cast<std::ptrdiff_t>(at), count, std::string());
     replaceLogits(std::move(logits), std::move(labels));
-    matrix_.reset();
+    state_.matrix.reset();
     emit logitsChanged();
 }
 
@@ -149,18 +148,18 @@ void Session::removeTokens(std::vector<std::size_t> ids) {
     if (ids.empty()) return;
     std::vector<double> logits;
     std::vector<std::string> labels;
-    const auto& old_labels = labels_->raw();
+    const auto& old_labels = state_.labels->raw();
     std::size_t next = 0;
     for (std::size_t id = 0; id < vocabSize(); ++id) {
         if (next < ids.size() && ids[next] == id) {
             ++next;
             continue;
         }
-        logits.push_back((*logits_)[id]);
+        logits.push_back((*state_.logits)[id]);
         if (!old_labels.empty()) labels.push_back(old_labels[id]);
     }
     replaceLogits(std::move(logits), std::move(labels));
-    matrix_.reset();
+    state_.matrix.reset();
     keepHistoryInRange();
     emit logitsChanged();
 }
@@ -168,12 +167,12 @@ void Session::removeTokens(std::vector<std::size_t> ids) {
 void Session::setParams(const SamplingParams& params) {
     const SamplingParams wanted = withSeed(params);
     validate(wanted);
-    if (wanted.seed != request_.params().seed) {
-        request_ = Request(wanted, request_.prompt_ids(), request_.output_ids());
-        mirostat_mu_.reset();
+    if (wanted.seed != state_.request.params().seed) {
+        state_.request = Request(wanted, state_.request.prompt_ids(), state_.request.output_ids());
+        state_.mirostat_mu.reset();
         emit historyChanged();
     } else {
-        request_.set_params(wanted);
+        state_.request.set_params(wanted);
     }
     emit paramsChanged();
 }
@@ -181,9 +180,9 @@ void Session::setParams(const SamplingParams& params) {
 void Session::setHistory(std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids) {
     check_history_ids(prompt_ids, vocabSize(), "prompt_ids");
     check_history_ids(output_ids, vocabSize(), "output_ids");
-    const std::uint64_t draws = request_.draws_consumed();
-    request_ = Request(request_.params(), std::move(prompt_ids), std::move(output_ids));
-    request_.skip_draws(draws);
+    const std::uint64_t draws = state_.request.draws_consumed();
+    state_.request = Request(state_.request.params(), std::move(prompt_ids), std::move(output_ids));
+    state_.request.skip_draws(draws);
     emit historyChanged();
 }
 
@@ -191,53 +190,41 @@ void Session::loadExample(const Example& example) {
     const SamplingParams params = withSeed(example.params);
     validate(params);
     replaceLogits(example.logits, example.labels);
-    matrix_.reset();
-    matrix_row_ = 0;
-    source_ = QString::fromStdString(example.name);
-    request_ = Request(params, example.prompt_ids, example.output_ids);
-    mirostat_mu_.reset();
+    state_.matrix.reset();
+    state_.matrix_row = 0;
+    state_.source = QString::fromStdString(example.name);
+    state_.request = Request(params, example.prompt_ids, example.output_ids);
+    state_.mirostat_mu.reset();
     emit logitsChanged();
     emit paramsChanged();
     emit historyChanged();
 }
 
 void Session::setVocabulary(std::shared_ptr<const Vocabulary> vocabulary) {
-    vocabulary_ = std::move(vocabulary);
-    relabel(labels_->raw());
+    state_.vocabulary = std::move(vocabulary);
+    relabel(state_.labels->raw());
     emit labelsChanged();
 }
 
 void Session::clearVocabulary() {
-    if (!vocabulary_) return;
+    if (!state_.vocabulary) return;
     setVocabulary(nullptr);
 }
 
 SampleTrace Session::step() {
     clearUpperVectorState();
-    SampleTrace trace = request_.step(*logits_);
+    SampleTrace trace = state_.request.step(*state_.logits);
     emit historyChanged();
     return trace;
 }
 
 void Session::skipDraws(std::uint64_t n) {
-    request_.skip_draws(n);
+    state_.request.skip_draws(n);
     emit historyChanged();
 }
 
-Session::State Session::state() const {
-    return State{logits_, labels_, vocabulary_, label_warnings_, matrix_, matrix_row_, source_, request_, mirostat_mu_};
-}
-
 void Session::restore(const State& state) {
-    logits_ = state.logits;
-    labels_ = state.labels;
-    vocabulary_ = state.vocabulary;
-    label_warnings_ = state.label_warnings;
-    matrix_ = state.matrix;
-    matrix_row_ = state.matrix_row;
-    source_ = state.source;
-    request_ = state.request;
-    mirostat_mu_ = state.mirostat_mu;
+    state_ = state;
     emit logitsChanged();
     emit labelsChanged();
     emit paramsChanged();
@@ -245,8 +232,8 @@ void Session::restore(const State& state) {
 }
 
 void Session::resetRequest() {
-    request_.reset();
-    mirostat_mu_.reset();
+    state_.request.reset();
+    state_.mirostat_mu.reset();
     emit historyChanged();
 }
 

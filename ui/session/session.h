@@ -44,9 +44,9 @@ public:
     // row's own labels where it names the id, as --vocab does in the CLI).
     void setVocabulary(std::shared_ptr<const Vocabulary> vocabulary);
     void clearVocabulary();
-    const std::shared_ptr<const Vocabulary>& vocabulary() const { return vocabulary_; }
+    const std::shared_ptr<const Vocabulary>& vocabulary() const { return state_.vocabulary; }
     // The loader's warnings for the vocabulary against the current V (another size).
-    const std::vector<std::string>& labelWarnings() const { return label_warnings_; }
+    const std::vector<std::string>& labelWarnings() const { return state_.label_warnings; }
 
     // Discards n uniforms of the stream (a decode worker after a prefill worker's draws).
     void skipDraws(std::uint64_t n);
@@ -60,22 +60,22 @@ public:
     // runs mirostat): the mu the last Step left on a pipeline that ran it, or
     // nothing for a fresh request (2 tau, Request::mirostat_mu's rule).
     // Cleared with the request: reset, a new seed, an example, a file's history.
-    const std::optional<double>& mirostatMu() const { return mirostat_mu_; }
-    void setMirostatMu(std::optional<double> mu) { mirostat_mu_ = mu; }
+    const std::optional<double>& mirostatMu() const { return state_.mirostat_mu; }
+    void setMirostatMu(std::optional<double> mu) { state_.mirostat_mu = mu; }
     // The mu a pipeline step starts from now.
-    double mirostatMuNow() const { return mirostat_mu_.value_or(2.0 * request_.params().mirostat_tau); }
+    double mirostatMuNow() const { return state_.mirostat_mu.value_or(2.0 * state_.request.params().mirostat_tau); }
 
-    const std::shared_ptr<const std::vector<double>>& logits() const { return logits_; }
-    const std::shared_ptr<const TokenLabels>& labels() const { return labels_; }
-    std::size_t vocabSize() const { return logits_->size(); }
-    std::size_t matrixRows() const { return matrix_ ? matrix_->rows : 1; }
-    std::size_t matrixRow() const { return matrix_row_; }
-    const QString& source() const { return source_; }
-    const Request& request() const { return request_; }
-    const SamplingParams& params() const { return request_.params(); }
+    const std::shared_ptr<const std::vector<double>>& logits() const { return state_.logits; }
+    const std::shared_ptr<const TokenLabels>& labels() const { return state_.labels; }
+    std::size_t vocabSize() const { return state_.logits->size(); }
+    std::size_t matrixRows() const { return state_.matrix ? state_.matrix->rows : 1; }
+    std::size_t matrixRow() const { return state_.matrix_row; }
+    const QString& source() const { return state_.source; }
+    const Request& request() const { return state_.request; }
+    const SamplingParams& params() const { return state_.request.params(); }
 
-    // Everything the user can change, as one value (the arrays are shared, so
-    // a state costs little): what undo and redo go back and forth between.
+    // Everything the user can change, held as one value (the arrays are
+    // shared, so a copy costs little): what undo and redo go back and forth between.
     struct State {
         std::shared_ptr<const std::vector<double>> logits;
         std::shared_ptr<const TokenLabels> labels;
@@ -87,7 +87,7 @@ public:
         Request request;
         std::optional<double> mirostat_mu;
     };
-    State state() const;
+    const State& state() const { return state_; }
     // Puts a state back whole and tells every listener, as a change of each part would.
     void restore(const State& state);
 
@@ -102,15 +102,7 @@ private:
     void relabel(std::vector<std::string> row_labels);
     void keepHistoryInRange();
 
-    std::shared_ptr<const std::vector<double>> logits_;
-    std::shared_ptr<const TokenLabels> labels_;
-    std::shared_ptr<const Vocabulary> vocabulary_;
-    std::vector<std::string> label_warnings_;
-    std::shared_ptr<const LogitsMatrix> matrix_;
-    std::size_t matrix_row_ = 0;
-    QString source_;
-    Request request_;
-    std::optional<double> mirostat_mu_;
+    State state_;
 };
 
 }  // namespace samplescope::ui
