@@ -1,5 +1,5 @@
 # Installs the build into PREFIX and checks what a desktop reads from it.
-# cmake -DBUILD_DIR=... -DPREFIX=... -DAPP_ID=... -DDATADIR=share -DBINDIR=bin -P check_install.cmake
+# cmake -DBUILD_DIR=... -DPREFIX=... -DAPP_ID=... -DDATADIR=share -DBINDIR=bin -DVERSION=0.1.0 -P check_install.cmake
 # Fails on any problem; prints "SKIPPED: ..." (which the test reads as a
 # skip) only when a validator is not installed, after every other check.
 file(REMOVE_RECURSE ${PREFIX})
@@ -28,6 +28,12 @@ endif()
 file(READ ${svg} svg_text)
 if(NOT svg_text MATCHES "viewBox=\"0 0 256 256\"")
   message(FATAL_ERROR "${svg} has no 256x256 view box")
+endif()
+
+# A software centre lists the release: the metainfo names this version.
+file(READ ${metainfo} metainfo_text)
+if(NOT metainfo_text MATCHES "<release version=\"${VERSION}\" date=\"[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]\"")
+  message(FATAL_ERROR "${metainfo} lists no <release> of version ${VERSION} with a date")
 endif()
 
 # The installed programs must not look into the build tree for libraries.
