@@ -1,6 +1,7 @@
 #include "ui/common/plot_data.h"
 
 #include <algorithm>
+#include <span>
 
 #include "engine/core/element_math.h"
 
@@ -44,7 +45,7 @@ void sortByRank(std::vector<std::int32_t>& ids, const Values& logits) {
 
 }  // namespace
 
-const std::vector<std::int32_t>& RankOrders::ranked(const std::shared_ptr<const IdList>& ids_ptr,
+std::shared_ptr<const RankOrder> RankOrders::ranked(const std::shared_ptr<const IdList>& ids_ptr,
                                                     const std::shared_ptr<const Values>& logits_ptr) {
     for (auto& known : orders_) {
         if (known.ids == ids_ptr && known.logits == logits_ptr) return known.order;
@@ -60,49 +61,72 @@ const std::vector<std::int32_t>& RankOrders::ranked(const std::shared_ptr<const 
         if (it->ids->size() >= ids.size() && it->logits->size() == logits.size()) bases.push_back(&*it);
     }
     std::stable_sort(bases.begin(), bases.end(), [](const Order* a, const Order* b) { return a->ids->size() > b->ids->size(); });
-    std::vector<std::int32_t> order;
-    bool done = false;
+    std::shared_ptr<const RankOrder> result;
     // A small set is sorted on its own; a large one is derived from a base.
     if (!bases.empty() && ids.size() * 8 >= logits.size()) {
-        std::vector<char> member(logits.size(), 0);
-        for (const auto id : ids) member[static_cast<std::size_t>(id)] = 1;
-        order.reserve(ids.size());
+        if (scratch_.size() != logits.size()) scratch_.assign(logits.size(), 0);
         std::vector<std::int32_t> moved;
+        RankOrder order;
         for (const Order* base : bases) {
-            order.clear();
-            moved.clear();
             const Values& base_logits = *base->logits;
-            for (const auto id : base->order) {
-                const auto at = static_cast<std::size_t>(id);
-                if (!member[at]) continue;
-                order.push_back(id);
-                if (base_logits[at] != logits[at]) moved.push_back(id);
-            }
-            if (order.size() != ids.size()) continue;
-            if (moved.empty()) {
-                done = true;
-            } else if (moved.size() * 8 <= order.size()) {
-                // A few logits changed (penalties): the others keep their order; merge the moved ones back in.
-                std::vector<char> is_moved(logits.size(), 0);
-                for (const auto id : moved) is_moved[static_cast<std::size_t>(id)] = 1;
-                std::vector<std::int32_t> stay;
-                stay.reserve(order.size() - moved.size());
-                for (const auto id : order) {
-                    if (!is_moved[static_cast<std::size_t>(id)]) stay.push_back(id);
+            moved.clear();
+            // The same set as the base (the usual case: a stage that keeps every id, or the previous trace's
+            // row): its changed logits are found in id order, one sequential pass over both rows.
+            const bool same_set = base->ids == ids_ptr || *base->ids == ids;
+            if (same_set) {
+                for (const auto id : ids) {
+                    const auto at = static_cast<std::size_t>(id);
+                    if (base_logits[at] != logits[at]) moved.push_back(id);
                 }
-                std::sort(moved.begin(), moved.end(), by_rank);
-                std::merge(stay.begin(), stay.end(), moved.begin(), moved.end(), order.begin(), by_rank);
-                done = true;
-            } else if (std::is_sorted(order.begin(), order.end(), by_rank)) {
-                done = true;  // every logit changed but the order did not (temperature)
+                if (moved.empty()) {
+                    result = base->order;  // shared: the same ranking
+                    break;
+                }
+            } else {
+                order.clear();
+                order.reserve(ids.size());
+                for (const auto id : ids) scratch_[static_cast<std::size_t>(id)] = 1;
+                for (const auto id : *base->order) {
+                    const auto at = static_cast<std::size_t>(id);
+                    if (!scratch_[at]) continue;
+                    order.push_back(id);
+                    if (base_logits[at] != logits[at]) moved.push_back(id);
+                }
+                for (const auto id : ids) scratch_[static_cast<std::size_t>(id)] = 0;
+                if (order.size() != ids.size()) continue;
+                if (moved.empty()) {
+                    result = std::make_shared<const RankOrder>(std::move(order));
+                    break;
+                }
             }
-            if (done) break;
+            const RankOrder& from = same_set ? *base->order : order;
+            if (moved.size() * 8 <= from.size()) {
+                // A few logits changed (penalties): the others keep their order; merge the moved ones back in.
+                for (const auto id : moved) scratch_[static_cast<std::size_t>(id)] = 1;
+                std::vector<std::int32_t> stay;
+                stay.reserve(from.size() - moved.size());
+                for (const auto id : from) {
+                    if (!scratch_[static_cast<std::size_t>(id)]) stay.push_back(id);
+                }
+                for (const auto id : moved) scratch_[static_cast<std::size_t>(id)] = 0;
+                std::sort(moved.begin(), moved.end(), by_rank);
+                RankOrder merged(from.size());
+                std::merge(stay.begin(), stay.end(), moved.begin(), moved.end(), merged.begin(), by_rank);
+                result = std::make_shared<const RankOrder>(std::move(merged));
+                break;
+            }
+            if (std::is_sorted(from.begin(), from.end(), by_rank)) {
+                // Every logit changed but the order did not (temperature).
+                result = same_set ? base->order : std::make_shared<const RankOrder>(std::move(order));
+                break;
+            }
         }
     }
-    if (!done) {
-        order.assign(ids.begin(), ids.end());
+    if (!result) {
+        RankOrder order(ids.begin(), ids.end());
         sortByRank(order, logits);
         if (ids.size() * 8 >= logits.size()) ++full_sorts_;
+        result = std::make_shared<const RankOrder>(std::move(order));
     }
     if (orders_.size() >= kKeptOrders) {
         // Drop the oldest entry that is not the largest set (the base of the next trace).
@@ -112,32 +136,48 @@ const std::vector<std::int32_t>& RankOrders::ranked(const std::shared_ptr<const 
         }
         orders_.erase(largest == orders_.begin() ? orders_.begin() + 1 : orders_.begin());
     }
-    orders_.push_back(Order{ids_ptr, logits_ptr, std::move(order)});
-    return orders_.back().order;
+    orders_.push_back(Order{ids_ptr, logits_ptr, result});
+    return result;
 }
 
-const std::vector<std::int32_t>& RankOrders::positions(const std::shared_ptr<const IdList>& ids_ptr, std::size_t vocab) {
+std::shared_ptr<const std::vector<std::int32_t>> RankOrders::positions(const std::shared_ptr<const IdList>& ids_ptr,
+                                                                       std::size_t vocab) {
     for (auto& known : positions_) {
-        if (known.ids == ids_ptr && known.position.size() == vocab) return known.position;
+        if (known.ids == ids_ptr && known.position->size() == vocab) return known.position;
     }
     if (positions_.size() >= 3) positions_.pop_front();
-    Positions made{ids_ptr, std::vector<std::int32_t>(vocab, -1)};
+    auto made = std::make_shared<std::vector<std::int32_t>>(vocab, -1);
     const IdList& ids = *ids_ptr;
-    for (std::size_t i = 0; i < ids.size(); ++i) made.position[static_cast<std::size_t>(ids[i])] = static_cast<std::int32_t>(i);
-    positions_.push_back(std::move(made));
-    return positions_.back().position;
+    for (std::size_t i = 0; i < ids.size(); ++i) (*made)[static_cast<std::size_t>(ids[i])] = static_cast<std::int32_t>(i);
+    positions_.push_back(Positions{ids_ptr, made});
+    return made;
+}
+
+StageRanking rankStage(const SampleTrace& trace, Stage stage, RankOrders& orders, bool with_positions) {
+    const StageTrace& now = trace.stage(stage);
+    const StageTrace& before = trace.stage(inputStage(trace, stage));
+    StageRanking ranking;
+    ranking.order = orders.ranked(before.kept, now.logits);
+    if (with_positions) {
+        const std::size_t vocab = now.logits->size();
+        ranking.before_position = orders.positions(before.kept, vocab);
+        ranking.now_position = orders.positions(now.kept, vocab);
+    }
+    return ranking;
 }
 
 VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, RankOrders& orders) {
+    return makeVocabCurve(trace, stage, rankStage(trace, stage, orders, true));
+}
+
+VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, const StageRanking& ranking) {
     VocabCurve curve;
     const StageTrace& now = trace.stage(stage);
     const StageTrace& before = trace.stage(inputStage(trace, stage));
     const Values& logits = *now.logits;
-    const auto& order = orders.ranked(before.kept, now.logits);
-    const std::size_t vocab = logits.size();
-    // Both stay valid: the cache holds three and evicts only its oldest.
-    const auto& before_position = orders.positions(before.kept, vocab);
-    const auto& now_position = orders.positions(now.kept, vocab);
+    const RankOrder& order = *ranking.order;
+    const std::vector<std::int32_t>& before_position = *ranking.before_position;
+    const std::vector<std::int32_t>& now_position = *ranking.now_position;
     const Values& before_probs = *before.probs;
     const Values& now_probs = *now.probs;
     curve.candidates = order.size();
@@ -212,52 +252,62 @@ VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, RankOrders& ord
         }
         first = last + 1;
     }
-    if (trace.token >= 0) {
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            if (order[i] != trace.token) continue;
-            std::size_t bucket_first = i + 1, bucket_last = i + 1;
-            for (const auto& point : curve.points) {
-                if (point.bucket_first <= i + 1 && i + 1 <= point.bucket_last) {
-                    bucket_first = point.bucket_first;
-                    bucket_last = point.bucket_last;
-                }
-            }
-            curve.chosen = CurvePoint{i + 1, bucket_first, bucket_last, token_at(i)};
-            break;
+    curve.chosen = chosenPoint(trace, stage, order, curve);
+    return curve;
+}
+
+namespace {
+
+// A candidate as the plots show it at `stage`.
+RankedToken tokenAt(const StageTrace& before, const StageTrace& now, std::int32_t id) {
+    RankedToken token;
+    token.id = id;
+    token.logit = (*now.logits)[static_cast<std::size_t>(id)];
+    token.prob_before = before.prob_of(id);
+    token.kept = now.keeps(id);
+    token.prob_after = token.kept ? now.prob_of(id) : 0.0;
+    return token;
+}
+
+}  // namespace
+
+std::optional<CurvePoint> chosenPoint(const SampleTrace& trace, Stage stage, const RankOrder& order, const VocabCurve& curve) {
+    if (trace.token < 0) return std::nullopt;
+    const auto found = std::find(order.begin(), order.end(), trace.token);
+    if (found == order.end()) return std::nullopt;
+    const std::size_t rank = static_cast<std::size_t>(found - order.begin()) + 1;
+    std::size_t bucket_first = rank, bucket_last = rank;
+    for (const auto& point : curve.points) {
+        if (point.bucket_first <= rank && rank <= point.bucket_last) {
+            bucket_first = point.bucket_first;
+            bucket_last = point.bucket_last;
         }
     }
-    return curve;
+    const StageTrace& now = trace.stage(stage);
+    const StageTrace& before = trace.stage(inputStage(trace, stage));
+    return CurvePoint{rank, bucket_first, bucket_last, tokenAt(before, now, trace.token)};
 }
 
 bool vocabularyByDefault(Stage stage, std::size_t candidates, std::size_t top_n) {
     return candidates > top_n && (stage == Stage::Widen || stage_info(stage).truncates);
 }
 
-StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size_t top_n,
-                                   std::int32_t selected_id, RankOrders* orders) {
+namespace {
+
+// The top N bars from `top_ids` (rank order) and the rest summed in ascending id order.
+StagePlotData plotDataFrom(const SampleTrace& trace, Stage stage, std::span<const std::int32_t> top_ids) {
     StagePlotData data;
     const StageTrace& now = trace.stage(stage);
     const StageTrace& before = trace.stage(inputStage(trace, stage));
     data.stage = stage;
     data.active = now.active;
     const IdList& candidates = *before.kept;
-    const Values& logits = *now.logits;
     data.candidates = candidates.size();
-
-    const auto top_ids = topRanked(candidates, logits, top_n);
     data.top.reserve(top_ids.size());
-    for (const auto id : top_ids) {
-        RankedToken token;
-        token.id = id;
-        token.logit = logits[static_cast<std::size_t>(id)];
-        token.prob_before = before.prob_of(id);
-        token.kept = now.keeps(id);
-        token.prob_after = token.kept ? now.prob_of(id) : 0.0;
-        data.top.push_back(token);
-    }
+    for (const auto id : top_ids) data.top.push_back(tokenAt(before, now, id));
 
     // The rest: every candidate not shown, summed in ascending id order.
-    std::vector<std::int32_t> shown(top_ids);
+    std::vector<std::int32_t> shown(top_ids.begin(), top_ids.end());
     std::sort(shown.begin(), shown.end());
     const IdList& kept = *now.kept;
     // Read once: each read of a StageProbs takes its lock.
@@ -280,8 +330,33 @@ StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size
             data.rest_dropped_mass += before_probs[i];
         }
     }
-    if (selected_id >= 0) data.selected_rank = rankOf(candidates, logits, selected_id);
-    if (orders && stage != Stage::Draw) data.curve = makeVocabCurve(trace, stage, *orders);
+    return data;
+}
+
+}  // namespace
+
+StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size_t top_n,
+                                   std::int32_t selected_id, RankOrders* orders) {
+    if (orders) {
+        const bool curve = stage != Stage::Draw;
+        return makeStagePlotData(trace, stage, top_n, rankStage(trace, stage, *orders, curve), curve, selected_id);
+    }
+    const StageTrace& now = trace.stage(stage);
+    const StageTrace& before = trace.stage(inputStage(trace, stage));
+    StagePlotData data = plotDataFrom(trace, stage, topRanked(*before.kept, *now.logits, top_n));
+    if (selected_id >= 0) data.selected_rank = rankOf(*before.kept, *now.logits, selected_id);
+    return data;
+}
+
+StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size_t top_n, const StageRanking& ranking,
+                                bool curve, std::int32_t selected_id) {
+    const RankOrder& order = *ranking.order;
+    StagePlotData data = plotDataFrom(trace, stage, std::span<const std::int32_t>(order.data(), std::min(top_n, order.size())));
+    if (selected_id >= 0) {
+        const auto found = std::find(order.begin(), order.end(), selected_id);
+        if (found != order.end()) data.selected_rank = static_cast<std::size_t>(found - order.begin()) + 1;
+    }
+    if (curve) data.curve = makeVocabCurve(trace, stage, ranking);
     return data;
 }
 

@@ -61,34 +61,55 @@ struct VocabCurve {
     bool operator==(const VocabCurve&) const = default;
 };
 
+// A candidate set in rank order (logit desc, id asc).
+using RankOrder = std::vector<std::int32_t>;
+
 // Ranks candidate sets once per distinct (ids, logits): a stage's order is
 // derived from the largest order already known (the previous stage's, or the
 // previous trace's), moving only the ids whose logit changed, so a trace's
-// stages cost one sort of the row at most, and an unchanged row none. Not
-// thread-safe: one per worker thread.
+// stages cost one sort of the row at most, and an unchanged row none. What it
+// returns stays valid however many calls follow. Not thread-safe: one per
+// worker thread.
 class RankOrders {
 public:
     // `ids` (ascending) ranked by (logits desc, id asc).
-    const std::vector<std::int32_t>& ranked(const std::shared_ptr<const IdList>& ids,
+    std::shared_ptr<const RankOrder> ranked(const std::shared_ptr<const IdList>& ids,
                                             const std::shared_ptr<const Values>& logits);
     // position[id] = index of id in `ids` (ascending), -1 when absent; `vocab` entries.
-    const std::vector<std::int32_t>& positions(const std::shared_ptr<const IdList>& ids, std::size_t vocab);
+    std::shared_ptr<const std::vector<std::int32_t>> positions(const std::shared_ptr<const IdList>& ids, std::size_t vocab);
     std::size_t fullSorts() const { return full_sorts_; }
 
 private:
     struct Order {
         std::shared_ptr<const IdList> ids;
         std::shared_ptr<const Values> logits;
-        std::vector<std::int32_t> order;
+        std::shared_ptr<const RankOrder> order;
     };
     struct Positions {
         std::shared_ptr<const IdList> ids;
-        std::vector<std::int32_t> position;
+        std::shared_ptr<const std::vector<std::int32_t>> position;
     };
     std::deque<Order> orders_;
     std::deque<Positions> positions_;
+    std::vector<char> scratch_;  // V flags, all zero between calls
     std::size_t full_sorts_ = 0;
 };
+
+// What a stage's plot is made from: its candidates (the kept set it received)
+// ranked by its logits, and, for the whole-vocabulary curve, where each id
+// sits in the received and the kept set. Immutable; shareable across threads.
+struct StageRanking {
+    std::shared_ptr<const RankOrder> order;
+    std::shared_ptr<const std::vector<std::int32_t>> before_position;  // null unless made `with_positions`
+    std::shared_ptr<const std::vector<std::int32_t>> now_position;
+};
+
+StageRanking rankStage(const SampleTrace& trace, Stage stage, RankOrders& orders, bool with_positions);
+
+// The curve from a ranking made `with_positions`; reads the stages' q.
+VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, const StageRanking& ranking);
+// The point for the trace's token in a curve of this stage (nothing when it is not a candidate).
+std::optional<CurvePoint> chosenPoint(const SampleTrace& trace, Stage stage, const RankOrder& order, const VocabCurve& curve);
 
 VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, RankOrders& orders);
 
@@ -127,6 +148,10 @@ Stage inputStage(const SampleTrace& trace, Stage stage);
 // With `orders`, also the stage's whole-vocabulary curve.
 StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size_t top_n,
                                    std::int32_t selected_id = -1, RankOrders* orders = nullptr);
+// From a ranking of the stage: the top N are its first N; with `curve`, the
+// ranking must be made `with_positions`.
+StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size_t top_n, const StageRanking& ranking,
+                                bool curve, std::int32_t selected_id = -1);
 
 TruncationStats makeTruncationStats(const SampleTrace& trace);
 
