@@ -1,6 +1,7 @@
 #include "engine/core/trace.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -57,6 +58,32 @@ std::shared_ptr<const Values> StageProbs::once() const {
         if (lazy_->values) return lazy_->values;
     }
     return softmax_over(*lazy_->logits, *lazy_->kept);
+}
+
+namespace {
+
+template <class T>
+bool same_content(const std::vector<T>& a, const std::vector<T>& b) {
+    return &a == &b || (a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0));
+}
+
+}  // namespace
+
+bool StageProbs::adopt(const StageProbs& earlier) const {
+    if (!lazy_ || !earlier.lazy_) return false;
+    if (lazy_ == earlier.lazy_) return ready();
+    std::shared_ptr<const Values> values;
+    {
+        const std::lock_guard lock(earlier.lazy_->mutex);
+        values = earlier.lazy_->values;
+    }
+    if (!values) return false;
+    // The inputs never change after construction: compared without a lock. Bitwise, so the same
+    // numbers in, the same sums in the same order, the same q out.
+    if (!same_content(*lazy_->logits, *earlier.lazy_->logits) || !same_content(*lazy_->kept, *earlier.lazy_->kept)) return false;
+    const std::lock_guard lock(lazy_->mutex);
+    if (!lazy_->values) lazy_->values = std::move(values);
+    return true;
 }
 
 double StageTrace::prob_of(std::int32_t id) const {

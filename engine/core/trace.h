@@ -40,6 +40,12 @@ public:
     // The values for one look, without keeping them when they were not kept
     // already (a reader that passes over each stage once, such as --full).
     std::shared_ptr<const Values> once() const;
+    // Takes `earlier`'s computed values instead of computing its own when both
+    // are computed from the logits and kept set (not held) and those are equal
+    // value for value, so the result is the same by construction: a reader of
+    // the next trace of an unchanged stage pays nothing. True when this q is
+    // computed after the call (taken now, or computed before).
+    bool adopt(const StageProbs& earlier) const;
 
 private:
     struct Lazy;
