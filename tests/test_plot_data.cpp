@@ -9,6 +9,8 @@
 #include "engine/pipelines/sampler.h"
 #include "ui/common/examples.h"
 #include "ui/common/plot_data.h"
+#include "ui/common/trace_view.h"
+#include "ui/session/display_builder.h"
 
 using namespace samplescope;
 using namespace samplescope::ui;
@@ -100,6 +102,96 @@ private slots:
         const auto stats = distribution_stats(*trace.stage(Stage::Widen).probs);
         QVERIFY(stats.top1_prob > 0.1 && stats.top1_prob < 0.6);  // peaked
         QVERIFY(stats.perplexity > 20.0);                          // a long tail
+    }
+
+    // The builder keeps a stage's data only where its inputs did not change, and what it
+    // shows always equals data made from scratch: over a walk of parameter changes (each
+    // slider, the row, the view size, a plot's mode) on the realistic row, every stage and
+    // the statistics compare equal to a fresh ranking's.
+    void builderEqualsDataMadeFromScratch() {
+        const Example realistic = realisticExample();
+        const Example worked = workedExample();
+        DisplayBuilder builder;
+        struct Step {
+            const Example* example;
+            void (*change)(SamplingParams&);
+            std::size_t top_n;
+            bool top_k_as_bars;
+            std::size_t reused_at_least;
+        };
+        const Step steps[] = {
+            {&realistic, [](SamplingParams&) {}, 30, false, 0},
+            {&realistic, [](SamplingParams&) {}, 30, false, 10},  // the same request: every stage kept
+            {&realistic, [](SamplingParams& p) { p.top_p = 0.5; }, 30, false, 5},  // the stages before top-p kept
+            {&realistic, [](SamplingParams& p) { p.top_p = 0.5; p.temperature = 1.3; }, 30, false, 3},
+            {&realistic, [](SamplingParams& p) { p.top_p = 0.5; p.temperature = 1.3; p.repetition_penalty = 1.5; }, 30, false, 1},
+            {&realistic, [](SamplingParams& p) { p.top_p = 0.5; p.temperature = 1.3; p.seed = 7; }, 30, false, 0},
+            {&realistic, [](SamplingParams& p) { p.top_p = 0.5; p.temperature = 1.3; }, 12, false, 0},  // fewer bars
+            {&realistic, [](SamplingParams& p) { p.top_p = 0.5; p.temperature = 1.3; }, 12, true, 0},   // top-k as bars
+            {&worked, [](SamplingParams&) {}, 12, true, 0},  // another row
+            {&realistic, [](SamplingParams& p) { p.min_p = 0.2; }, 30, false, 0},
+        };
+        for (std::size_t i = 0; i < std::size(steps); ++i) {
+            const Step& step = steps[i];
+            SamplingParams params = step.example->params;
+            step.change(params);
+            TraceView view;
+            view.trace = std::make_shared<const SampleTrace>(
+                trace_once(step.example->logits, params, step.example->prompt_ids, step.example->output_ids));
+            view.top_n = step.top_n;
+            std::vector<std::optional<PlotMode>> modes(kStageCount);
+            if (step.top_k_as_bars) modes[static_cast<std::size_t>(Stage::TopK)] = PlotMode::Bars;
+            builder.build(view, modes);
+            QVERIFY2(view.parts.reused_stages >= step.reused_at_least, qPrintable(QString::number(i)));
+
+            RankOrders fresh;
+            std::size_t at = 0;
+            for (const auto& info : kStages) {
+                if (!info.contract) continue;
+                const Stage stage = info.stage;
+                const auto& before = view.trace->stage(inputStage(*view.trace, stage));
+                const bool curve = stage != Stage::Draw && !(step.top_k_as_bars && stage == Stage::TopK) &&
+                                   vocabularyByDefault(stage, before.kept->size(), step.top_n);
+                const StagePlotData expected =
+                    makeStagePlotData(*view.trace, stage, step.top_n, rankStage(*view.trace, stage, fresh, curve), curve);
+                QVERIFY2(at < view.stages.size(), qPrintable(QString::number(i)));
+                QVERIFY2(view.stages[at] == expected, qPrintable(QStringLiteral("step %1, stage %2").arg(i).arg(info.name.data())));
+                // The bars are the ranking's first N, as a sort of the candidates gives them.
+                const auto top = topRanked(*before.kept, *view.trace->stage(stage).logits, step.top_n);
+                QCOMPARE(view.stages[at].top.size(), top.size());
+                for (std::size_t r = 0; r < top.size(); ++r) QCOMPARE(view.stages[at].top[r].id, top[r]);
+                ++at;
+            }
+            QCOMPARE(view.stages.size(), at);
+            const TruncationStats stats = makeTruncationStats(*view.trace);
+            QCOMPARE(view.stats.kept_mass, stats.kept_mass);
+            QCOMPARE(view.stats.before.entropy_bits, stats.before.entropy_bits);
+            QCOMPARE(view.stats.after.entropy_bits, stats.after.entropy_bits);
+        }
+    }
+
+    // A q computed from the logits and kept set takes an earlier trace's values only when
+    // both are equal bit for bit; held values never.
+    void stageProbsAdoptOnlyEqualInputs() {
+        const Example example = realisticExample();
+        SamplingParams params = example.params;
+        const SampleTrace first = trace_once(example.logits, params, example.prompt_ids, example.output_ids);
+        params.temperature *= 1.5;
+        const SampleTrace second = trace_once(example.logits, params, example.prompt_ids, example.output_ids);
+        const auto& raw_before = first.stage(Stage::Widen).probs;
+        const auto& raw_after = second.stage(Stage::Widen).probs;
+        QVERIFY(!raw_after.adopt(raw_before));  // nothing computed yet to take
+        (void)raw_before.get();
+        QVERIFY(raw_after.adopt(raw_before));
+        QCOMPARE(raw_after.get(), raw_before.get());  // the same array, not a copy
+        const auto& hot_before = first.stage(Stage::Temperature).probs;
+        const auto& hot_after = second.stage(Stage::Temperature).probs;
+        (void)hot_before.get();
+        QVERIFY(!hot_after.adopt(hot_before));  // other logits: computed on its own
+        QVERIFY(*hot_after.get() != *hot_before.get());
+        const StageProbs held(std::make_shared<const Values>(Values{0.5, 0.5}));
+        QVERIFY(!held.adopt(raw_before));
+        QVERIFY(!raw_after.adopt(held));
     }
 };
 

@@ -361,9 +361,13 @@ StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size
 }
 
 TruncationStats makeTruncationStats(const SampleTrace& trace) {
+    return makeTruncationStats(trace, distribution_stats(*trace.stage(Stage::Temperature).probs));
+}
+
+TruncationStats makeTruncationStats(const SampleTrace& trace, const DistributionStats& before_stats) {
     TruncationStats stats;
     const StageTrace& before = trace.stage(Stage::Temperature);
-    stats.before = distribution_stats(*before.probs);
+    stats.before = before_stats;
     stats.after = distribution_stats(trace.final_probs());
     stats.kept_mass = subset_mass(*before.kept, *before.probs, trace.final_kept());
     return stats;

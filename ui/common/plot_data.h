@@ -154,6 +154,8 @@ StagePlotData makeStagePlotData(const SampleTrace& trace, Stage stage, std::size
                                 bool curve, std::int32_t selected_id = -1);
 
 TruncationStats makeTruncationStats(const SampleTrace& trace);
+// The same, with the `before` statistics already known (for the same q).
+TruncationStats makeTruncationStats(const SampleTrace& trace, const DistributionStats& before);
 
 // Ranks `ids` by (logit desc, id asc) and returns the first `count` of them.
 std::vector<std::int32_t> topRanked(const IdList& ids, const Values& logits, std::size_t count);

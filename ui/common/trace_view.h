@@ -25,7 +25,18 @@ struct TraceView {
     TruncationStats stats;
     std::size_t top_n = 0;
     double compute_ms = 0.0;      // wall time the worker took (engine step + display data)
-    double compute_cpu_ms = 0.0;  // CPU time of that work (what it costs on an idle machine)
+    double compute_cpu_ms = 0.0;  // CPU time of that work on the worker's thread (a helper core's is not counted)
+    // Where the worker's wall time went: the engine step; ranking each stage's
+    // candidates while a second core computes every stage's q; the plot data
+    // and statistics on both cores. And how many stages kept the data made for
+    // the previous trace because their inputs were equal.
+    struct WorkerParts {
+        double step_ms = 0.0;
+        double rank_ms = 0.0;
+        double display_ms = 0.0;
+        std::size_t reused_stages = 0;
+    };
+    WorkerParts parts;
     // The pipeline run around the trace, where the view came from one (the
     // pipeline views): each step's report, XTC's two outcomes and mirostat's
     // mu after the draw. Null for the main view.

@@ -8,6 +8,7 @@
 #include "engine/base/input_error.h"
 #include "ui/common/cpu_state.h"
 #include "ui/common/thread_clock.h"
+#include "ui/session/display_builder.h"
 
 namespace samplescope::ui {
 
@@ -21,34 +22,13 @@ SamplingOutcome runSamplingJob(SamplingJob job) {
         auto view = std::make_shared<TraceView>();
         view->generation = job.generation;
         view->trace = std::make_shared<const SampleTrace>(job.request.step(*job.logits));
-        // Every stage's q here, off the GUI thread (a trace leaves a row-sized q to its reader).
-        for (const auto& stage : view->trace->stages) (void)stage.probs.get();
+        view->parts.step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         view->raw_logits = job.logits;
         view->labels = job.labels;
         view->top_n = job.top_n;
-        view->stages.reserve(kStageCount);
-        // The rank orders outlive the job: an unchanged row is not sorted again (one worker thread).
-        thread_local RankOrders orders;
-        // The main view shows the contract's stages (its trace holds no other).
-        for (const auto& info : kStages) {
-            if (!info.contract) continue;
-            StagePlotData data = makeStagePlotData(*view->trace, info.stage, job.top_n);
-            const auto index = static_cast<std::size_t>(info.stage);
-            const std::optional<PlotMode> chosen = index < job.plot_modes.size() ? job.plot_modes[index] : std::nullopt;
-            const bool whole = chosen ? *chosen == PlotMode::Vocabulary
-                                      : vocabularyByDefault(info.stage, data.candidates, job.top_n);
-            if (info.stage == Stage::Draw) {
-                // The draw plot has no curve.
-            } else if (whole) {
-                data.curve = makeVocabCurve(*view->trace, info.stage, orders);
-            } else {
-                // Ranked all the same: the next stage's order derives from this one's instead of a sort of the row.
-                const StageTrace& before = view->trace->stage(inputStage(*view->trace, info.stage));
-                (void)orders.ranked(before.kept, view->trace->stage(info.stage).logits);
-            }
-            view->stages.push_back(std::move(data));
-        }
-        view->stats = makeTruncationStats(*view->trace);
+        // Outlives the job: a stage whose inputs did not change keeps its data, an unchanged row is not sorted again.
+        thread_local DisplayBuilder builder;
+        builder.build(*view, job.plot_modes);
         view->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         view->compute_cpu_ms = threadCpuMs() - cpu_start;
         outcome.view = std::move(view);
