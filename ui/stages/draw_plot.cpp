@@ -21,6 +21,8 @@ constexpr std::size_t kMaxLabelledPoints = 24;
 DrawPlot::DrawPlot(QWidget* parent) : QCustomPlot(parent) {
     setObjectName(QStringLiteral("draw_plot"));
     setMinimumSize(250, 250);
+    // Nothing is drawn on the overlay: no second buffer to clear and compose (as in StagePlot).
+    if (QCPLayer* overlay = layer(QStringLiteral("overlay"))) overlay->setMode(QCPLayer::lmLogical);
     QFont title_font = font();
     title_font.setPointSizeF(10.5);
     title_font.setBold(true);

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QHash>
 #include <QHelpEvent>
 #include <QLocale>
+#include <QPainter>
+#include <QPixmap>
 #include <QToolTip>
 
 #include "engine/base/input_error.h"
@@ -13,6 +16,27 @@
 namespace samplescope::ui {
 
 namespace {
+
+// A 3.5 px disc as a scatter: drawn once into a pixmap, then copied at each
+// point, where QCustomPlot's ssDisc rasterises an antialiased ellipse per point
+// (a curve's few hundred points cost more than the rest of its plot).
+QCPScatterStyle discScatter(const QColor& color) {
+    // GUI thread only; never destroyed, so no pixmap outlives the application object.
+    static auto* known = new QHash<QRgb, QPixmap>;
+    auto it = known->find(color.rgba());
+    if (it == known->end()) {
+        QPixmap disc(5, 5);  // odd, so the disc's centre is a pixel's centre where QCustomPlot places it
+        disc.fill(Qt::transparent);
+        QPainter painter(&disc);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(color);
+        painter.drawEllipse(QPointF(2.5, 2.5), 1.75, 1.75);
+        painter.end();
+        it = known->insert(color.rgba(), disc);
+    }
+    return QCPScatterStyle(*it);
+}
 
 QString countText(std::size_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
 QString num(double value, int digits = 4) { return QString::number(value, 'g', digits); }
@@ -165,6 +189,9 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     setAntialiasedElements(QCP::aeNone);
     setAntialiasedElement(QCP::aeItems, true);
     setAntialiasedElement(QCP::aePlottables, true);
+    // Nothing is drawn on the overlay: as a layer of the main buffer it costs no
+    // second buffer to clear and compose at every replot.
+    if (QCPLayer* overlay = layer(QStringLiteral("overlay"))) overlay->setMode(QCPLayer::lmLogical);
 
     QFont title_font = font();
     title_font.setPointSizeF(10);
@@ -303,10 +330,10 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     if (view_ptr) {
         const SampleTrace& trace = *view_ptr->trace;
         const StageTrace& stage = trace.stage(stage_);
-        Drawn next{view_ptr->plot(stage_), trace.token, selected_id, log_scale, view_ptr->labels.get(),
+        Drawn next{ShownData{view_ptr, &view_ptr->plot(stage_)}, trace.token, selected_id, log_scale, view_ptr->labels.get(),
                    stage.active ? QString() : inactiveReason(trace, stage_), {}};
-        next.mode = override_.value_or(defaultPlotMode(stage_, next.data, view_ptr->top_n));
-        if (next.data.curve.candidates == 0) next.mode = PlotMode::Bars;  // no curve was made
+        next.mode = override_.value_or(defaultPlotMode(stage_, *next.data, view_ptr->top_n));
+        if (next.data->curve.candidates == 0) next.mode = PlotMode::Bars;  // no curve was made
         for (const auto& value : {stage.kth_logit, stage.crossing_mass, stage.prob_floor, stage.max_prob}) {
             next.thresholds.push_back(value.value_or(-1.0));
         }
@@ -314,7 +341,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         if (stage.active && stage_ == Stage::TopP) {
             next.thresholds.push_back(trace.params.top_p);
             next.thresholds.insert(next.thresholds.end(), stage.walk_mass->begin(),
-                                   stage.walk_mass->begin() + static_cast<std::ptrdiff_t>(std::min(stage.walk_mass->size(), next.data.top.size())));
+                                   stage.walk_mass->begin() + static_cast<std::ptrdiff_t>(std::min(stage.walk_mass->size(), next.data->top.size())));
         }
         if (stage.active && stage_ == Stage::TopK) next.thresholds.push_back(static_cast<double>(trace.params.top_k));
         if (stage.active && stage_ == Stage::MinP) next.thresholds.push_back(trace.params.min_p);
@@ -325,7 +352,10 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         }
         if (stage.dry_penalties) next.thresholds.insert(next.thresholds.end(), stage.dry_penalties->begin(), stage.dry_penalties->end());
         next.pipeline = view_ptr->pipeline.get();
-        if (drawn_ && *drawn_ == next) return;
+        if (drawn_ && *drawn_ == next) {
+            drawn_->data = std::move(next.data);  // equal: read from the newest view, and hold no older one
+            return;
+        }
         drawn_ = std::move(next);
     } else {
         drawn_.reset();
@@ -937,7 +967,7 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
         graph->setPen(pen);
         graph->setBrush(brush);
         graph->setLineStyle(QCPGraph::lsLine);
-        if (ranks.size() <= 400) graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, pen.color(), 3.5));
+        if (ranks.size() <= 400) graph->setScatterStyle(discScatter(pen.color()));
         graph->setData(ranks, q, true);
         return graph;
     };
@@ -1101,23 +1131,58 @@ std::vector<QRectF> StagePlot::obstacleRects() const {
 
 namespace {
 
-// Each line of `text` broken at spaces into lines no wider than `width` pixels.
-QString wrapToWidth(const QString& text, const QFontMetrics& metrics, int width) {
+// One paragraph broken at spaces into lines no wider than `width` pixels,
+// measuring each line as it grows (exact, quadratic in the words of a line).
+QStringList wrapExactly(const QString& paragraph, const QFontMetrics& metrics, int width) {
     QStringList out;
+    QString line;
+    for (const QString& word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (!line.isEmpty() && metrics.horizontalAdvance(longer) > width) {
+            out << line;
+            line = word;
+        } else {
+            line = longer;
+        }
+    }
+    out << line;
+    return out;
+}
+
+// Each line of `text` broken at spaces into lines no wider than `width` pixels.
+// Each word is measured once and a line's width taken as the sum; a paragraph
+// whose lines then measure wider (kerning across a space) is wrapped exactly.
+// The last results are kept: the plots wrap the same texts at every trace.
+QString wrapToWidth(const QString& text, const QFont& font, int width) {
+    static QHash<QString, QString> known;  // GUI thread only
+    const QString key = QString::number(width) + QLatin1Char('|') + font.key() + QLatin1Char('|') + text;
+    if (const auto it = known.constFind(key); it != known.constEnd()) return *it;
+    const QFontMetrics metrics(font);
+    QStringList out;
+    const int space = metrics.horizontalAdvance(QLatin1Char(' '));
     for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
+        QStringList lines;
         QString line;
+        int line_width = 0;
         for (const QString& word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-            const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
-            if (!line.isEmpty() && metrics.horizontalAdvance(longer) > width) {
-                out << line;
+            const int word_width = metrics.horizontalAdvance(word);
+            if (!line.isEmpty() && line_width + space + word_width > width) {
+                lines << line;
                 line = word;
+                line_width = word_width;
             } else {
-                line = longer;
+                line_width += (line.isEmpty() ? 0 : space) + word_width;
+                line = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
             }
         }
-        out << line;
+        lines << line;
+        const bool fits = std::all_of(lines.begin(), lines.end(), [&](const QString& l) {
+            return !l.contains(QLatin1Char(' ')) || metrics.horizontalAdvance(l) <= width;
+        });
+        out << (fits ? lines : wrapExactly(paragraph, metrics, width));
     }
-    return out.join(QLatin1Char('\n'));
+    if (known.size() >= 256) known.clear();
+    return *known.insert(key, out.join(QLatin1Char('\n')));
 }
 
 // The rect of a text of `size` at `anchor` with `align`; a ratio anchor puts it at the data area's edge.
@@ -1261,8 +1326,8 @@ void StagePlot::fitToSpace() {
     // A minimum data height: where the notes would squeeze it, they fold into one line and the tooltip.
     const auto height_of = [](QCPLayoutElement* element) { return element->minimumOuterSizeHint().height(); };
     const int text_width = std::max(80, area.width() - 12);
-    subtitle_->setText(wrapToWidth(summary_, QFontMetrics(subtitle_->font()), text_width));
-    const QString notes = wrapToWidth(notes_, QFontMetrics(info_->font()), text_width);
+    subtitle_->setText(wrapToWidth(summary_, subtitle_->font(), text_width));
+    const QString notes = wrapToWidth(notes_, info_->font(), text_width);
     info_->setText(notes);
     notes_collapsed_ = false;
     int fixed = height_of(title_) + height_of(subtitle_) + (legend->visible() ? legend->minimumOuterSizeHint().height() + 6 : 0) +
@@ -1285,8 +1350,8 @@ void StagePlot::fitToSpace() {
 }
 
 std::optional<StagePlot::Hit> StagePlot::hitAt(const QPointF& pixel) const {
-    if (!view_ || !drawn_ || !drawn_->data.active || !axisRect()->rect().contains(pixel.toPoint())) return std::nullopt;
-    const StagePlotData& shown = drawn_->data;
+    if (!view_ || !drawn_ || !drawn_->data->active || !axisRect()->rect().contains(pixel.toPoint())) return std::nullopt;
+    const StagePlotData& shown = *drawn_->data;
     if (mode_ == PlotMode::Bars) {
         const double key = xAxis->pixelToCoord(pixel.x());
         const auto index = static_cast<long>(std::lround(key));
@@ -1319,7 +1384,7 @@ std::optional<StagePlot::Hit> StagePlot::hitAt(const QPointF& pixel) const {
 QString StagePlot::tooltipAt(const QPointF& pixel) const {
     const auto hit = hitAt(pixel);
     if (!hit) return QString();
-    return candidateTooltip(stage_, hit->token, hit->rank, drawn_->data.candidates,
+    return candidateTooltip(stage_, hit->token, hit->rank, drawn_->data->candidates,
                             QString::fromStdString(view_->labels->label(hit->token.id)), hit->bucket_first,
                             hit->bucket_last);
 }

@@ -114,8 +114,17 @@ private:
 
     // Everything a drawing depends on; an unchanged plot is not redrawn (a
     // top-p change leaves the five plots before it as they were).
+    // A stage's data as drawn, read in place in the view that holds it (a copy
+    // of a whole-vocabulary curve at every trace costs more than the comparison).
+    struct ShownData {
+        std::shared_ptr<const TraceView> view;
+        const StagePlotData* data = nullptr;
+        const StagePlotData& operator*() const { return *data; }
+        const StagePlotData* operator->() const { return data; }
+        bool operator==(const ShownData& other) const { return data == other.data || *data == *other.data; }
+    };
     struct Drawn {
-        StagePlotData data;
+        ShownData data;
         std::int32_t token = -1;
         std::int32_t selected = -1;
         bool log_scale = false;
