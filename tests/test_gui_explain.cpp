@@ -297,6 +297,14 @@ private:
                      qPrintable(name + QStringLiteral(": needs %1 px").arg(window_->minimumSizeHint().width())));
             QVERIFY2(window_->width() == 1280 && window_->height() == 720,
                      qPrintable(name + QStringLiteral(": %1x%2").arg(window_->width()).arg(window_->height())));
+            // Nothing on the tab is scrolled off to the right (it may scroll down).
+            if (auto* page = qobject_cast<QScrollArea*>(window_->views()->currentWidget())) {
+                QCoreApplication::processEvents();
+                QVERIFY2(page->widget()->width() <= page->viewport()->width(),
+                         qPrintable(name + QStringLiteral(": %1 px wide in a %2 px page")
+                                               .arg(page->widget()->width())
+                                               .arg(page->viewport()->width())));
+            }
         }
     }
 };

@@ -1,5 +1,8 @@
 #include "ui/pipelines/pipeline_compare_view.h"
 
+#include <QAbstractScrollArea>
+#include <QCoreApplication>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -57,12 +60,18 @@ std::vector<TokenComparison> shownTokens(const std::vector<TokenComparison>& tok
 PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
 
-    auto* editors = new QHBoxLayout;
-    editor_a_ = new PipelineEditor(tr("Pipeline A"), this);
-    editor_b_ = new PipelineEditor(tr("Pipeline B"), this);
+    editors_row_ = new QWidget(this);
+    auto* editors = new QHBoxLayout(editors_row_);
+    editors->setContentsMargins(0, 0, 0, 0);
+    editor_a_ = new PipelineEditor(tr("Pipeline A"), editors_row_);
+    editor_b_ = new PipelineEditor(tr("Pipeline B"), editors_row_);
     editors->addWidget(editor_a_);
     editors->addWidget(editor_b_);
-    layout->addLayout(editors);
+    layout->addWidget(editors_row_);
+    editors_tabs_ = new QTabWidget(this);
+    editors_tabs_->setObjectName(QStringLiteral("pipeline_editor_tabs"));
+    editors_tabs_->setVisible(false);
+    layout->addWidget(editors_tabs_);
 
     strip_a_ = new StageStrip(this);
     strip_b_ = new StageStrip(this);
@@ -241,6 +250,56 @@ void PipelineCompareView::showOrderNote() {
     side(tr("B"), editor_b_->pipeline());
     order_note_->setText(lines.join(QLatin1Char('\n')));
     order_note_->setVisible(!lines.isEmpty());
+}
+
+bool PipelineCompareView::event(QEvent* event) {
+    // In a scroll area the view's parent is its viewport, whose width is the space there is.
+    if (event->type() == QEvent::ParentAboutToChange && parentWidget()) parentWidget()->removeEventFilter(this);
+    if (event->type() == QEvent::ParentChange && parentWidget()) {
+        parentWidget()->installEventFilter(this);
+        arrangeEditors();
+    }
+    return QWidget::event(event);
+}
+
+bool PipelineCompareView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == parentWidget() && event->type() == QEvent::Resize) arrangeEditors();
+    return QWidget::eventFilter(watched, event);
+}
+
+void PipelineCompareView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    arrangeEditors();
+}
+
+void PipelineCompareView::arrangeEditors() {
+    const QMargins margins = layout()->contentsMargins();
+    const int spacing = std::max(0, editors_row_->layout()->spacing());
+    const int side_by_side = editor_a_->minimumSizeHint().width() + editor_b_->minimumSizeHint().width() + spacing +
+                             margins.left() + margins.right();
+    const int available = parentWidget() && qobject_cast<QAbstractScrollArea*>(parentWidget()->parentWidget())
+                              ? parentWidget()->width()
+                              : width();
+    const bool tabbed = available < side_by_side;
+    if (tabbed == editors_tabbed_) return;
+    editors_tabbed_ = tabbed;
+    if (tabbed) {
+        editors_tabs_->addTab(editor_a_, tr("Pipeline A"));
+        editors_tabs_->addTab(editor_b_, tr("Pipeline B"));
+    } else {
+        editors_tabs_->clear();  // the pages stay alive: they move back into the row
+        editors_row_->layout()->addWidget(editor_a_);
+        editors_row_->layout()->addWidget(editor_b_);
+        editor_a_->show();  // a tab page that was not current is hidden
+        editor_b_->show();
+    }
+    editors_row_->setVisible(!tabbed);
+    editors_tabs_->setVisible(tabbed);
+    updateGeometry();
+    // A scroll area holding the view sizes it on a layout request of its own (the view's goes to the viewport).
+    if (auto* area = parentWidget() ? qobject_cast<QAbstractScrollArea*>(parentWidget()->parentWidget()) : nullptr) {
+        QCoreApplication::postEvent(area, new QEvent(QEvent::LayoutRequest));
+    }
 }
 
 QString PipelineCompareView::labelOf(std::int32_t id) const {

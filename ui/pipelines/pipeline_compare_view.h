@@ -49,6 +49,9 @@ public:
 
     PipelineEditor* editorA() const { return editor_a_; }
     PipelineEditor* editorB() const { return editor_b_; }
+    // Whether the two editors are tabs of one widget: the space the view has is
+    // narrower than they need side by side (1280 x 720 with the side panels open).
+    bool editorsTabbed() const { return editors_tabbed_; }
     StageStrip* stripA() const { return strip_a_; }
     StageStrip* stripB() const { return strip_b_; }
     QTableWidget* table() const { return table_; }
@@ -77,7 +80,16 @@ signals:
     // After every recomputation: diff() holds the new runs, or none.
     void diffChanged();
 
+protected:
+    bool event(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    // Side by side where they fit, else tabs: decided by the width the view is
+    // given (its scroll area's viewport when it sits in one, not its own width,
+    // which side by side never falls below).
+    void arrangeEditors();
     void recompute();
     void showEngineDetails(const PipelineDiff& diff);
     void loadEngineDefaults(const QString& preset);
@@ -95,6 +107,9 @@ private:
 
     PipelineEditor* editor_a_ = nullptr;
     PipelineEditor* editor_b_ = nullptr;
+    QWidget* editors_row_ = nullptr;
+    QTabWidget* editors_tabs_ = nullptr;
+    bool editors_tabbed_ = false;
     StageStrip* strip_a_ = nullptr;
     StageStrip* strip_b_ = nullptr;
     QLabel* kept_ = nullptr;

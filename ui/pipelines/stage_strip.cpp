@@ -1,8 +1,13 @@
 #include "ui/pipelines/stage_strip.h"
 
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 namespace samplescope {
@@ -19,9 +24,27 @@ StageStrip::StageStrip(QWidget* parent) : QWidget(parent) {
     heading_ = new QLabel(this);
     heading_->setStyleSheet(QStringLiteral("font-weight: bold;"));
     layout->addWidget(heading_);
-    boxes_ = new QHBoxLayout;
+    // The boxes scroll sideways where they do not fit, so a long pipeline never
+    // widens the view past a laptop's screen.
+    area_ = new QScrollArea(this);
+    area_->setFrameShape(QFrame::NoFrame);
+    area_->setWidgetResizable(true);
+    area_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    area_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    content_ = new QWidget(area_);
+    boxes_ = new QHBoxLayout(content_);
+    boxes_->setContentsMargins(0, 0, 0, 0);
     boxes_->setSpacing(4);
-    layout->addLayout(boxes_);
+    area_->setWidget(content_);
+    layout->addWidget(area_);
+    fitHeight();
+}
+
+void StageStrip::fitHeight() {
+    // The boxes' height when each is as narrow as it may be (long rule names wrap), plus room for the scroll bar.
+    int boxes = content_->minimumSizeHint().height();
+    for (const auto* label : labels_) boxes = std::max(boxes, label->heightForWidth(label->minimumWidth()));
+    area_->setFixedHeight(boxes + area_->horizontalScrollBar()->sizeHint().height() + 2);
 }
 
 void StageStrip::clear(const QString& message) {
@@ -40,6 +63,7 @@ void StageStrip::clear(const QString& message) {
         delete item;
     }
     heading_->setText(message);
+    fitHeight();
 }
 
 void StageStrip::setTrace(const QString& heading, const PipelineTrace& trace) {
@@ -51,13 +75,14 @@ void StageStrip::setTrace(const QString& heading, const PipelineTrace& trace) {
         const auto& report = trace.reports[i];
         QString body = QStringLiteral("<b>%1</b>").arg(text(stage_info(stage.stage).title).toHtmlEscaped());
         if (report.rule) body += QStringLiteral("<br><small>%1</small>").arg(text(rule_info(*report.rule).title).toHtmlEscaped());
-        body += QStringLiteral("<br>%1 %2").arg(stage.kept_count()).arg(tr("kept"));
+        body += QStringLiteral("<br>%1 %2")
+                    .arg(QLocale(QLocale::English).toString(static_cast<qulonglong>(stage.kept_count())), tr("kept"));
         QStringList flags;
         if (report.joint) flags << tr("joint");
         if (report.tie_at_boundary) flags << tr("tie at the boundary");
         if (report.near_boundary) flags << tr("near boundary");
         if (!flags.isEmpty()) body += QStringLiteral("<br><small><i>%1</i></small>").arg(flags.join(QStringLiteral(", ")));
-        auto* label = new QLabel(body, this);
+        auto* label = new QLabel(body, content_);
         label->setTextFormat(Qt::RichText);
         label->setAlignment(Qt::AlignCenter);
         label->setWordWrap(true);  // a rule's long name wraps rather than widening the strip
@@ -73,7 +98,7 @@ void StageStrip::setTrace(const QString& heading, const PipelineTrace& trace) {
                                       stage.active ? QStringLiteral("#e8f0fb") : QStringLiteral("#f4f4f4"),
                                       stage.active ? QStringLiteral("#111") : QStringLiteral("#999")));
         if (!labels_.isEmpty()) {
-            auto* arrow = new QLabel(QStringLiteral("\u2192"), this);
+            auto* arrow = new QLabel(QStringLiteral("\u2192"), content_);
             arrow->setStyleSheet(QStringLiteral("color: #777;"));
             boxes_->addWidget(arrow);
         }
@@ -81,6 +106,7 @@ void StageStrip::setTrace(const QString& heading, const PipelineTrace& trace) {
         labels_.append(label);
     }
     boxes_->addStretch(1);
+    fitHeight();
 }
 
 QStringList StageStrip::boxTexts() const {

@@ -9,6 +9,7 @@
 
 class QHBoxLayout;
 class QLabel;
+class QScrollArea;
 
 namespace samplescope {
 
@@ -25,6 +26,9 @@ public:
 
 private:
     QLabel* heading_ = nullptr;
+    void fitHeight();
+    QScrollArea* area_ = nullptr;
+    QWidget* content_ = nullptr;
     QHBoxLayout* boxes_ = nullptr;
     QList<QLabel*> labels_;
 };
