@@ -60,9 +60,9 @@ struct WorkingArrays {
     IdList ranked;
     std::vector<RowState::RankKey> rank_keys;
     std::vector<std::uint32_t> bucket_ends;
-    IdList bucket_ids;
     std::vector<std::uint64_t> marks;
     std::vector<RowState::RankKey> key_temp;
+    std::vector<std::uint32_t> piece_starts;
 };
 thread_local WorkingArrays t_working;
 
@@ -110,27 +110,56 @@ constexpr auto by_rank = [](const RowState::RankKey& a, const RowState::RankKey&
     return ranks_before(a.logit, a.id, b.logit, b.id);
 };
 
-// Writes one bucket's keys, `keys` (in ascending id order), to `out` in rank
-// order: scattered by the next 8 key bits (keeping the id order), then each
-// of those small pieces sorted by comparison (a strict total order: any sort
-// gives the same result).
-void sort_bucket(const std::vector<RowState::RankKey>& keys, RowState::RankKey* out) {
-    const std::size_t n = keys.size();
-    if (n < 64) {
-        std::copy(keys.begin(), keys.end(), out);
-        std::sort(out, out + n, by_rank);
-        return;
+// Insertion sort by logit alone, descending, and stable: keys that arrive in
+// ascending id order among equal logits leave in rank order. Gives up, and
+// returns false, once it has moved keys `budget` places in all.
+bool insertion_sort(RowState::RankKey* keys, std::size_t n, std::size_t budget) {
+    std::size_t moved = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+        if (!(keys[i].logit > keys[i - 1].logit)) continue;
+        const RowState::RankKey key = keys[i];
+        std::size_t j = i;
+        for (; j > 0 && key.logit > keys[j - 1].logit; --j) keys[j] = keys[j - 1];
+        keys[j] = key;
+        moved += i - j;
+        if (moved > budget) return false;
     }
-    constexpr int kShift = kBucketShift - 8;
-    std::array<std::uint32_t, 257> start{};
-    for (const auto& key : keys) ++start[((descending_key(key.logit) >> kShift) & 0xff) + 1];
-    for (std::size_t b = 0; b < 256; ++b) start[b + 1] += start[b];
-    std::array<std::uint32_t, 256> next{};
-    std::copy(start.begin(), start.end() - 1, next.begin());
-    for (const auto& key : keys) out[next[(descending_key(key.logit) >> kShift) & 0xff]++] = key;
-    for (std::size_t b = 0; b < 256; ++b) {
-        if (start[b + 1] > start[b] + 1) std::sort(out + start[b], out + start[b + 1], by_rank);
+    return true;
+}
+
+// Sorts one bucket's keys, `keys[0..n)` (in ascending id order), in place into
+// rank order. They are scattered through `temp` by the next key bits into
+// two to four times as many pieces as keys (keeping the id order within a
+// piece), so nearly every piece holds one key or none and one insertion pass
+// puts the rest in order. Keys alike in all those bits (a row of near-equal
+// logits) would make that pass quadratic: past a budget of moves the bucket
+// is sorted by comparison instead. (logit desc, id asc) is a strict total
+// order: any sort gives the same result.
+void sort_bucket(RowState::RankKey* keys, std::size_t n, std::vector<RowState::RankKey>& temp,
+                 std::vector<std::uint32_t>& start) {
+    constexpr std::size_t kSmall = 32;
+    if (n > kSmall) {
+        const int bits = static_cast<int>(std::min<std::size_t>(std::bit_width(n) + 1, 14));
+        const int shift = kBucketShift - bits;
+        const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+        const auto digit = [shift, mask](const RowState::RankKey& key) {
+            return static_cast<std::size_t>((descending_key(key.logit) >> shift) & mask);
+        };
+        const std::size_t pieces = std::size_t{1} << bits;
+        temp.assign(keys, keys + n);
+        start.assign(pieces, 0);
+        for (const auto& key : temp) ++start[digit(key)];
+        std::uint32_t total = 0;
+        for (auto& s : start) {
+            const std::uint32_t size = s;
+            s = total;
+            total += size;
+        }
+        for (const auto& key : temp) keys[start[digit(key)]++] = key;
     }
+    // A small bucket's pass is quadratic at worst, and short.
+    const std::size_t budget = n > kSmall ? 8 * n : n * n;
+    if (!insertion_sort(keys, n, budget)) std::sort(keys, keys + n, by_rank);
 }
 
 }  // namespace
@@ -147,7 +176,6 @@ RowState::RowState(const Pipeline& pipeline_in, const PipelineInput& input_in, b
     ranked_.swap(t_working.ranked);
     rank_keys_.swap(t_working.rank_keys);
     bucket_ends_.swap(t_working.bucket_ends);
-    bucket_ids_.swap(t_working.bucket_ids);
     logits_ = pooled_doubles(vocab);
     std::copy(input.logits.begin(), input.logits.end(), logits_->begin());
     finite_ids(*logits_, kept_);
@@ -159,7 +187,6 @@ RowState::~RowState() {
     t_working.ranked.swap(ranked_);
     t_working.rank_keys.swap(rank_keys_);
     t_working.bucket_ends.swap(bucket_ends_);
-    t_working.bucket_ids.swap(bucket_ids_);
 }
 
 void RowState::begin_step(const PipelineStep& step, bool truncation_before) {
@@ -378,17 +405,10 @@ const IdList& RowState::ranked(std::size_t count) {
         // as the ranking is asked for. The rest of the row is never sorted.
         if (!bucketed_) bucket_keys();
         while (ranked_count_ < target) {
-            // The next bucket's ids (ascending) as keys after the ranked prefix, then sorted.
+            // The next bucket, already in place after the ranked prefix, sorted.
             const std::size_t begin = next_bucket_ == 0 ? 0 : bucket_ends_[next_bucket_ - 1];
             const std::size_t end = bucket_ends_[next_bucket_++];
-            auto& keys = t_working.key_temp;
-            keys.clear();
-            for (std::size_t i = begin; i < end; ++i) {
-                const std::int32_t id = bucket_ids_[i];
-                keys.push_back(RankKey{(*logits_)[static_cast<std::size_t>(id)], id});
-            }
-            rank_keys_.resize(end);
-            sort_bucket(keys, rank_keys_.data() + begin);
+            sort_bucket(rank_keys_.data() + begin, end - begin, t_working.key_temp, t_working.piece_starts);
             ranked_count_ = end;
         }
     }
@@ -400,15 +420,18 @@ const IdList& RowState::ranked(std::size_t count) {
 }
 
 void RowState::bucket_keys() {
-    // A counting pass and a scatter: bucket_ids_ then holds every kept id,
-    // bucket after bucket in rank order, each bucket in ascending id order.
-    // Only ids move (4 bytes each); a bucket's keys are made when it is sorted.
+    // A counting pass and a scatter: rank_keys_ then holds every kept id
+    // with its logit, bucket after bucket in rank order, each bucket in
+    // ascending id order, so sorting a bucket reads nothing else.
     auto& ends = bucket_ends_;
     ends.assign(kBuckets, 0);
     const std::size_t n = kept_.size();
+    const double* l = logits_->data();
     const bool whole_row = n == vocab;
-    for (std::size_t i = 0; i < n; ++i) {
-        ++ends[bucket_of(whole_row ? (*logits_)[i] : (*logits_)[static_cast<std::size_t>(kept_[i])])];
+    if (whole_row) {
+        for (std::size_t i = 0; i < n; ++i) ++ends[bucket_of(l[i])];
+    } else {
+        for (const auto id : kept_) ++ends[bucket_of(l[static_cast<std::size_t>(id)])];
     }
     std::uint32_t total = 0;
     for (auto& e : ends) {
@@ -416,12 +439,16 @@ void RowState::bucket_keys() {
         e = total;  // the bucket's start, until the scatter moves it to its end
         total += size;
     }
-    bucket_ids_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::int32_t id = kept_[i];
-        bucket_ids_[ends[bucket_of((*logits_)[static_cast<std::size_t>(id)])]++] = id;
+    rank_keys_.resize(n);
+    RankKey* out = rank_keys_.data();
+    if (whole_row) {
+        for (std::size_t i = 0; i < n; ++i) out[ends[bucket_of(l[i])]++] = RankKey{l[i], static_cast<std::int32_t>(i)};
+    } else {
+        for (const auto id : kept_) {
+            const double x = l[static_cast<std::size_t>(id)];
+            out[ends[bucket_of(x)]++] = RankKey{x, id};
+        }
     }
-    rank_keys_.clear();
     ranked_.clear();
     ranked_count_ = 0;
     next_bucket_ = 0;
