@@ -358,8 +358,13 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
                        max_over_ids(l.data(), kept_.data(), static_cast<std::int64_t>(n)) == numerators_max_) {
                 const double* e = numerators_->data();
                 sums.max_logit = numerators_max_;
-                for (std::size_t i = 0; i < n; ++i) sums.partition += e[static_cast<std::size_t>(kept_[i])];
-                for (std::size_t i = 0; i < n; ++i) q[i] = e[static_cast<std::size_t>(kept_[i])] / sums.partition;
+                // Gathered once, summed in id order, then divided as one
+                // contiguous array (a loop the compiler vectorises).
+                for (std::size_t i = 0; i < n; ++i) {
+                    q[i] = e[static_cast<std::size_t>(kept_[i])];
+                    sums.partition += q[i];
+                }
+                for (std::size_t i = 0; i < n; ++i) q[i] /= sums.partition;
             } else {
                 sums = softmax_into(l.data(), kept_.data(), static_cast<std::int64_t>(n), q);
             }
