@@ -368,6 +368,8 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
             } else {
                 sums = softmax_into(l.data(), kept_.data(), static_cast<std::int64_t>(n), q);
             }
+            // The maximum's numerator is exp(0) = 1.
+            largest_kept_prob_ = 1.0 / sums.partition;
             // Before any truncation or split, these sums are the logprob's
             // too: the finite ids of the penalised row (a -inf adds +0).
             if (kept_is_finite_ && !penalised_split_) {
@@ -377,6 +379,7 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
         } else {
             probs = pooled_doubles();
             softmax_over_ids(*logits_, kept_, *probs, arithmetic);
+            largest_kept_prob_ = 1.0;  // rounded per operation: only a bound
         }
         kept_probs_ = std::move(probs);
         kept_probs_valid_ = true;
@@ -385,6 +388,11 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
 }
 
 const Values& RowState::kept_probs() { return *shared_kept_probs(); }
+
+double RowState::largest_kept_prob() {
+    shared_kept_probs();
+    return largest_kept_prob_;
+}
 
 const IdList& RowState::ranked(std::size_t count) {
     const std::size_t n = kept_.size();

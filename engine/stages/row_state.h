@@ -131,6 +131,8 @@ public:
     // q over the kept set, aligned with kept().
     const Values& kept_probs();
     std::shared_ptr<const Values> shared_kept_probs();
+    // No q of the kept set exceeds this (in f64 it is the largest q itself).
+    double largest_kept_prob();
     // The first min(count, n) ids of the kept set in rank order (possibly a
     // few more). Extended lazily: a peaked row never sorts, nor even keys, its tail.
     const IdList& ranked(std::size_t count);
@@ -162,6 +164,7 @@ private:
     // Caches.
     std::shared_ptr<Values> kept_probs_;  // pooled; a new one whenever the kept set or the logits change
     bool kept_probs_valid_ = false;
+    double largest_kept_prob_ = 1.0;
     // exp(l - M) over the whole row from the last q over every id, M the
     // row's maximum (none once the logits change).
     std::shared_ptr<Values> numerators_;

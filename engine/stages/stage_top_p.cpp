@@ -36,7 +36,11 @@ void contract(RowState& row, double p, StepReport& report, StageTrace& shown) {
     bool reached = false;
     // Pooled: a broad row's walk is V-sized.
     std::shared_ptr<Values> walk_mass = pooled_doubles();
-    const IdList* ranked = &row.ranked(1);
+    // No q exceeds the largest, so at least p / (largest q) ranks are
+    // walked: a broad row asks for that many at once, and goes straight to
+    // the buckets instead of first scanning the row for a small block.
+    const double at_least = std::min(p / row.largest_kept_prob(), static_cast<double>(n));
+    const IdList* ranked = &row.ranked(std::max<std::size_t>(1, static_cast<std::size_t>(at_least)));
     while (rank < n && !reached) {
         if (rank >= ranked->size()) {
             // Still far from p after the ranks so far (a broad row): ask for a
