@@ -111,33 +111,40 @@ constexpr auto by_rank = [](const RowState::RankKey& a, const RowState::RankKey&
 };
 
 // Insertion sort by logit alone, descending, and stable: keys that arrive in
-// ascending id order among equal logits leave in rank order. Gives up, and
-// returns false, once it has moved keys `budget` places in all.
-bool insertion_sort(RowState::RankKey* keys, std::size_t n, std::size_t budget) {
+// ascending id order among equal logits leave in rank order. Reads `from`
+// and writes `to` (which may be the same array). Gives up, and returns false,
+// once it has moved keys `budget` places in all; `to` then holds the keys
+// placed so far, `from` from there on the rest.
+bool insertion_sort(const RowState::RankKey* from, RowState::RankKey* to, std::size_t n, std::size_t budget,
+                    std::size_t& placed) {
     std::size_t moved = 0;
-    for (std::size_t i = 1; i < n; ++i) {
-        if (!(keys[i].logit > keys[i - 1].logit)) continue;
-        const RowState::RankKey key = keys[i];
+    for (std::size_t i = 0; i < n; ++i) {
+        const RowState::RankKey key = from[i];
         std::size_t j = i;
-        for (; j > 0 && key.logit > keys[j - 1].logit; --j) keys[j] = keys[j - 1];
-        keys[j] = key;
+        for (; j > 0 && key.logit > to[j - 1].logit; --j) to[j] = to[j - 1];
+        to[j] = key;
         moved += i - j;
-        if (moved > budget) return false;
+        if (moved > budget) {
+            placed = i + 1;
+            return false;
+        }
     }
+    placed = n;
     return true;
 }
 
 // Sorts one bucket's keys, `keys[0..n)` (in ascending id order), in place into
-// rank order. They are scattered through `temp` by the next key bits into
-// two to four times as many pieces as keys (keeping the id order within a
-// piece), so nearly every piece holds one key or none and one insertion pass
-// puts the rest in order. Keys alike in all those bits (a row of near-equal
-// logits) would make that pass quadratic: past a budget of moves the bucket
-// is sorted by comparison instead. (logit desc, id asc) is a strict total
-// order: any sort gives the same result.
+// rank order. They are scattered into `temp` by the next key bits, into two
+// to four times as many pieces as keys (keeping the id order within a
+// piece), so nearly every piece holds one key or none; one insertion pass
+// back into `keys` puts the rest in order. Keys alike in all those bits (a
+// row of near-equal logits) would make that pass quadratic: past a budget of
+// moves the bucket is sorted by comparison instead. (logit desc, id asc) is
+// a strict total order: any sort gives the same result.
 void sort_bucket(RowState::RankKey* keys, std::size_t n, std::vector<RowState::RankKey>& temp,
                  std::vector<std::uint32_t>& start) {
     constexpr std::size_t kSmall = 32;
+    const RowState::RankKey* from = keys;
     if (n > kSmall) {
         const int bits = static_cast<int>(std::min<std::size_t>(std::bit_width(n) + 1, 14));
         const int shift = kBucketShift - bits;
@@ -146,20 +153,25 @@ void sort_bucket(RowState::RankKey* keys, std::size_t n, std::vector<RowState::R
             return static_cast<std::size_t>((descending_key(key.logit) >> shift) & mask);
         };
         const std::size_t pieces = std::size_t{1} << bits;
-        temp.assign(keys, keys + n);
         start.assign(pieces, 0);
-        for (const auto& key : temp) ++start[digit(key)];
+        for (std::size_t i = 0; i < n; ++i) ++start[digit(keys[i])];
         std::uint32_t total = 0;
         for (auto& s : start) {
             const std::uint32_t size = s;
             s = total;
             total += size;
         }
-        for (const auto& key : temp) keys[start[digit(key)]++] = key;
+        temp.resize(n);
+        for (std::size_t i = 0; i < n; ++i) temp[start[digit(keys[i])]++] = keys[i];
+        from = temp.data();
     }
     // A small bucket's pass is quadratic at worst, and short.
     const std::size_t budget = n > kSmall ? 8 * n : n * n;
-    if (!insertion_sort(keys, n, budget)) std::sort(keys, keys + n, by_rank);
+    std::size_t placed = 0;
+    if (!insertion_sort(from, keys, n, budget, placed)) {
+        if (from != keys) std::copy(from + placed, from + n, keys + placed);
+        std::sort(keys, keys + n, by_rank);
+    }
 }
 
 }  // namespace
@@ -315,10 +327,11 @@ void RowState::keep_ranked_prefix(std::size_t count) {
             auto& marks = t_working.marks;
             marks.assign((vocab + 63) / 64, 0);
             for (const auto id : ranked_) marks[static_cast<std::size_t>(id) >> 6] |= std::uint64_t{1} << (id & 63);
-            kept_.clear();
+            kept_.resize(count);  // a shrink: nothing is filled
+            std::int32_t* out = kept_.data();
             for (std::size_t w = 0; w < marks.size(); ++w) {
                 for (std::uint64_t bits = marks[w]; bits != 0; bits &= bits - 1) {
-                    kept_.push_back(static_cast<std::int32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+                    *out++ = static_cast<std::int32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
                 }
             }
         }
@@ -417,11 +430,12 @@ const IdList& RowState::ranked(std::size_t count) {
         // buckets that are in rank order, and buckets are sorted only as far
         // as the ranking is asked for. The rest of the row is never sorted.
         if (!bucketed_) bucket_keys();
+        auto& working = t_working;
         while (ranked_count_ < target) {
             // The next bucket, already in place after the ranked prefix, sorted.
             const std::size_t begin = next_bucket_ == 0 ? 0 : bucket_ends_[next_bucket_ - 1];
             const std::size_t end = bucket_ends_[next_bucket_++];
-            sort_bucket(rank_keys_.data() + begin, end - begin, t_working.key_temp, t_working.piece_starts);
+            sort_bucket(rank_keys_.data() + begin, end - begin, working.key_temp, working.piece_starts);
             ranked_count_ = end;
         }
     }
