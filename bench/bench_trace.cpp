@@ -44,7 +44,7 @@ std::vector<std::int64_t> history(std::size_t n) {
     return ids;
 }
 
-// A broad row: logits N(0, 0.5), so top-p 0.9 keeps tens of thousands of ids.
+// A broad row: logits N(0, 0.5), so top-p keeps tens of thousands of ids.
 std::vector<double> broad_logits(std::size_t vocab) {
     std::mt19937_64 gen(11);
     std::normal_distribution<double> normal(0.0, 0.5);
@@ -152,6 +152,13 @@ void BM_FullTrace_BroadTopP(benchmark::State& state) {
     p.seed = 1;
     run(state, p, true, Row::Broad);
 }
+// The same row at p 0.6, which keeps 51,618 ids (p 0.9 keeps 100,336 of them).
+void BM_FullTrace_BroadTopP_50k(benchmark::State& state) {
+    SamplingParams p;
+    p.top_p = 0.6;
+    p.seed = 1;
+    run(state, p, true, Row::Broad);
+}
 void BM_FullTrace_EveryStage_1M(benchmark::State& state) { run(state, every_stage(), true, Row::Million); }
 
 // A preset's trace: the f64 model plus its float32 run (PipelineTrace::engine_f32).
@@ -176,6 +183,7 @@ BENCHMARK(BM_Lean_EveryStage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FullTrace_TopPOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FullTrace_Greedy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FullTrace_BroadTopP)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FullTrace_BroadTopP_50k)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Preset_Vllm_EveryStage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Preset_LlamaCpp_EveryStage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ExpPass_1M)->Unit(benchmark::kMillisecond);
@@ -211,8 +219,12 @@ void print_ratios(const RatioReporter& reporter) {
     };
     // Each ratio is over the yardstick of its own row, so these compare like with like.
     if (x("BM_FullTrace_BroadTopP") > 0.0 && x("BM_FullTrace_TopPOnly") > 0.0) {
-        std::printf("broad row (p 0.9 keeps about 50k) over the peaked row, top-p only: %.2fx\n",
+        std::printf("broad row (p 0.9 keeps 100,336) over the peaked row, top-p only: %.2fx\n",
                     x("BM_FullTrace_BroadTopP") / x("BM_FullTrace_TopPOnly"));
+    }
+    if (x("BM_FullTrace_BroadTopP_50k") > 0.0 && x("BM_FullTrace_TopPOnly") > 0.0) {
+        std::printf("broad row (p 0.6 keeps 51,618) over the peaked row, top-p only: %.2fx\n",
+                    x("BM_FullTrace_BroadTopP_50k") / x("BM_FullTrace_TopPOnly"));
     }
     if (x("BM_FullTrace_EveryStage_1M") > 0.0 && x("BM_FullTrace_EveryStage") > 0.0) {
         std::printf("time per id, V = 10^6 over V = 128,256, every stage: %.2fx\n",

@@ -212,6 +212,67 @@ private slots:
         QVERIFY(greedy_rows > 150);
         QVERIFY(truncated_rows > 1500);
     }
+
+    // Rows whose top-p walk goes deep into the ranking, where the engine
+    // buckets and radix-sorts the kept ids: broad rows, logits alike in all
+    // their leading bits (too alike for the buckets), runs of ties, +0 and
+    // -0 together, rows partly -inf (a kept set short of the row). The walk
+    // must visit the ids in the plain sort's order and keep what the plain
+    // contract keeps, to the last bit.
+    void deepWalksFollowThePlainSort() {
+        std::mt19937_64 random(20261202);
+        const Pipeline spec = preset_pipeline("spec");
+        const auto broad = [&](std::size_t v, double sd) {
+            std::normal_distribution<double> normal(0.0, sd);
+            std::vector<double> l(v);
+            for (auto& x : l) x = normal(random);
+            return l;
+        };
+        std::vector<std::pair<const char*, std::vector<double>>> rows;
+        rows.emplace_back("broad", broad(50'000, 0.5));
+        rows.emplace_back("very broad", broad(30'000, 0.05));
+        {
+            // Distinct logits sharing their leading 40 bits.
+            std::vector<double> l(20'000);
+            std::uniform_int_distribution<int> step(0, 4'000);
+            for (auto& x : l) x = 1.0 + std::ldexp(static_cast<double>(step(random)), -40);
+            rows.emplace_back("alike", l);
+        }
+        {
+            std::vector<double> l(40'000);
+            const double levels[] = {0.5, -0.25, 0.0, -0.0, 0.5, 1.0};
+            std::uniform_int_distribution<int> pick(0, 5);
+            for (auto& x : l) x = levels[pick(random)];
+            rows.emplace_back("ties and signed zeros", l);
+        }
+        {
+            std::vector<double> l = broad(60'000, 0.5);
+            std::bernoulli_distribution drop(0.3);
+            for (auto& x : l) x = drop(random) ? -INFINITY : x;
+            rows.emplace_back("part -inf", l);
+        }
+        for (const auto& [name, logits] : rows) {
+            for (const double top_p : {0.5, 0.9, 0.999}) {
+                SamplingParams p;
+                p.top_p = top_p;
+                p.seed = 7;
+                const Naive n = contract(logits, p, {}, {}, 0);
+                const PipelineTrace t = trace_pipeline_once(spec, PipelineInput{logits, p, {}, {}}, 0);
+                const QByteArray where = QByteArray(name) + " p " + QByteArray::number(top_p);
+                const StageTrace& stage = t.trace.stage(Stage::TopP);
+                IdList finite;
+                for (std::size_t i = 0; i < logits.size(); ++i) {
+                    if (std::isfinite(logits[i])) finite.push_back(static_cast<std::int32_t>(i));
+                }
+                IdList order = by_rank(logits, finite);
+                order.resize(stage.walk_ids->size());
+                QVERIFY2(*stage.walk_ids == order, where);
+                QVERIFY2(*stage.kept == n.after_top_p, where);
+                QVERIFY2(t.trace.final_probs() == n.probs, where);
+                QVERIFY2(t.trace.token == n.token, where);
+            }
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(ContractReferenceTest)

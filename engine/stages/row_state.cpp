@@ -60,9 +60,9 @@ struct WorkingArrays {
     IdList ranked;
     std::vector<RowState::RankKey> rank_keys;
     std::vector<std::uint32_t> bucket_ends;
-    IdList bucket_ids;
     std::vector<std::uint64_t> marks;
     std::vector<RowState::RankKey> key_temp;
+    std::vector<std::uint32_t> piece_starts;
 };
 thread_local WorkingArrays t_working;
 
@@ -87,10 +87,15 @@ void finite_ids(const Values& logits, IdList& ids) {
 
 // A logit as an unsigned key whose ascending order is the logits' descending
 // order, with -0 and +0 one key (they compare equal).
+// Without branches: a row's signs are as good as random, and a mispredicted
+// branch per id cost more than the rest of the key.
 inline std::uint64_t descending_key(double logit) {
     constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
-    const std::uint64_t bits = logit == 0.0 ? 0 : std::bit_cast<std::uint64_t>(logit);
-    const std::uint64_t ascending = (bits & kSign) ? ~bits : bits | kSign;
+    // Adding +0 turns -0 into +0 and leaves every other value as it is.
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(logit + 0.0);
+    // All ones for a negative logit: its bits are inverted; a positive one gets the sign bit set.
+    const auto negative = static_cast<std::uint64_t>(static_cast<std::int64_t>(bits) >> 63);
+    const std::uint64_t ascending = bits ^ (negative | kSign);
     return ~ascending;
 }
 
@@ -105,26 +110,67 @@ constexpr auto by_rank = [](const RowState::RankKey& a, const RowState::RankKey&
     return ranks_before(a.logit, a.id, b.logit, b.id);
 };
 
-// Writes one bucket's keys, `keys` (in ascending id order), to `out` in rank
-// order: scattered by the next 8 key bits (keeping the id order), then each
-// of those small pieces sorted by comparison (a strict total order: any sort
-// gives the same result).
-void sort_bucket(const std::vector<RowState::RankKey>& keys, RowState::RankKey* out) {
-    const std::size_t n = keys.size();
-    if (n < 64) {
-        std::copy(keys.begin(), keys.end(), out);
-        std::sort(out, out + n, by_rank);
-        return;
+// Insertion sort by logit alone, descending, and stable: keys that arrive in
+// ascending id order among equal logits leave in rank order. Reads `from`
+// and writes `to` (which may be the same array). Gives up, and returns false,
+// once it has moved keys `budget` places in all; `to` then holds the keys
+// placed so far, `from` from there on the rest.
+bool insertion_sort(const RowState::RankKey* from, RowState::RankKey* to, std::size_t n, std::size_t budget,
+                    std::size_t& placed) {
+    std::size_t moved = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const RowState::RankKey key = from[i];
+        std::size_t j = i;
+        for (; j > 0 && key.logit > to[j - 1].logit; --j) to[j] = to[j - 1];
+        to[j] = key;
+        moved += i - j;
+        if (moved > budget) {
+            placed = i + 1;
+            return false;
+        }
     }
-    constexpr int kShift = kBucketShift - 8;
-    std::array<std::uint32_t, 257> start{};
-    for (const auto& key : keys) ++start[((descending_key(key.logit) >> kShift) & 0xff) + 1];
-    for (std::size_t b = 0; b < 256; ++b) start[b + 1] += start[b];
-    std::array<std::uint32_t, 256> next{};
-    std::copy(start.begin(), start.end() - 1, next.begin());
-    for (const auto& key : keys) out[next[(descending_key(key.logit) >> kShift) & 0xff]++] = key;
-    for (std::size_t b = 0; b < 256; ++b) {
-        if (start[b + 1] > start[b] + 1) std::sort(out + start[b], out + start[b + 1], by_rank);
+    placed = n;
+    return true;
+}
+
+// Sorts one bucket's keys, `keys[0..n)` (in ascending id order), in place into
+// rank order. They are scattered into `temp` by the next key bits, into two
+// to four times as many pieces as keys (keeping the id order within a
+// piece), so nearly every piece holds one key or none; one insertion pass
+// back into `keys` puts the rest in order. Keys alike in all those bits (a
+// row of near-equal logits) would make that pass quadratic: past a budget of
+// moves the bucket is sorted by comparison instead. (logit desc, id asc) is
+// a strict total order: any sort gives the same result.
+void sort_bucket(RowState::RankKey* keys, std::size_t n, std::vector<RowState::RankKey>& temp,
+                 std::vector<std::uint32_t>& start) {
+    constexpr std::size_t kSmall = 32;
+    const RowState::RankKey* from = keys;
+    if (n > kSmall) {
+        const int bits = static_cast<int>(std::min<std::size_t>(std::bit_width(n) + 1, 14));
+        const int shift = kBucketShift - bits;
+        const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+        const auto digit = [shift, mask](const RowState::RankKey& key) {
+            return static_cast<std::size_t>((descending_key(key.logit) >> shift) & mask);
+        };
+        const std::size_t pieces = std::size_t{1} << bits;
+        start.assign(pieces, 0);
+        for (std::size_t i = 0; i < n; ++i) ++start[digit(keys[i])];
+        std::uint32_t total = 0;
+        for (auto& s : start) {
+            const std::uint32_t size = s;
+            s = total;
+            total += size;
+        }
+        temp.resize(n);
+        for (std::size_t i = 0; i < n; ++i) temp[start[digit(keys[i])]++] = keys[i];
+        from = temp.data();
+    }
+    // A small bucket's pass is quadratic at worst, and short.
+    const std::size_t budget = n > kSmall ? 8 * n : n * n;
+    std::size_t placed = 0;
+    if (!insertion_sort(from, keys, n, budget, placed)) {
+        if (from != keys) std::copy(from + placed, from + n, keys + placed);
+        std::sort(keys, keys + n, by_rank);
     }
 }
 
@@ -142,7 +188,6 @@ RowState::RowState(const Pipeline& pipeline_in, const PipelineInput& input_in, b
     ranked_.swap(t_working.ranked);
     rank_keys_.swap(t_working.rank_keys);
     bucket_ends_.swap(t_working.bucket_ends);
-    bucket_ids_.swap(t_working.bucket_ids);
     logits_ = pooled_doubles(vocab);
     std::copy(input.logits.begin(), input.logits.end(), logits_->begin());
     finite_ids(*logits_, kept_);
@@ -154,7 +199,6 @@ RowState::~RowState() {
     t_working.ranked.swap(ranked_);
     t_working.rank_keys.swap(rank_keys_);
     t_working.bucket_ends.swap(bucket_ends_);
-    t_working.bucket_ids.swap(bucket_ids_);
 }
 
 void RowState::begin_step(const PipelineStep& step, bool truncation_before) {
@@ -283,10 +327,11 @@ void RowState::keep_ranked_prefix(std::size_t count) {
             auto& marks = t_working.marks;
             marks.assign((vocab + 63) / 64, 0);
             for (const auto id : ranked_) marks[static_cast<std::size_t>(id) >> 6] |= std::uint64_t{1} << (id & 63);
-            kept_.clear();
+            kept_.resize(count);  // a shrink: nothing is filled
+            std::int32_t* out = kept_.data();
             for (std::size_t w = 0; w < marks.size(); ++w) {
                 for (std::uint64_t bits = marks[w]; bits != 0; bits &= bits - 1) {
-                    kept_.push_back(static_cast<std::int32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+                    *out++ = static_cast<std::int32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
                 }
             }
         }
@@ -326,11 +371,18 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
                        max_over_ids(l.data(), kept_.data(), static_cast<std::int64_t>(n)) == numerators_max_) {
                 const double* e = numerators_->data();
                 sums.max_logit = numerators_max_;
-                for (std::size_t i = 0; i < n; ++i) sums.partition += e[static_cast<std::size_t>(kept_[i])];
-                for (std::size_t i = 0; i < n; ++i) q[i] = e[static_cast<std::size_t>(kept_[i])] / sums.partition;
+                // Gathered once, summed in id order, then divided as one
+                // contiguous array (a loop the compiler vectorises).
+                for (std::size_t i = 0; i < n; ++i) {
+                    q[i] = e[static_cast<std::size_t>(kept_[i])];
+                    sums.partition += q[i];
+                }
+                for (std::size_t i = 0; i < n; ++i) q[i] /= sums.partition;
             } else {
                 sums = softmax_into(l.data(), kept_.data(), static_cast<std::int64_t>(n), q);
             }
+            // The maximum's numerator is exp(0) = 1.
+            largest_kept_prob_ = 1.0 / sums.partition;
             // Before any truncation or split, these sums are the logprob's
             // too: the finite ids of the penalised row (a -inf adds +0).
             if (kept_is_finite_ && !penalised_split_) {
@@ -340,6 +392,7 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
         } else {
             probs = pooled_doubles();
             softmax_over_ids(*logits_, kept_, *probs, arithmetic);
+            largest_kept_prob_ = 1.0;  // rounded per operation: only a bound
         }
         kept_probs_ = std::move(probs);
         kept_probs_valid_ = true;
@@ -348,6 +401,11 @@ std::shared_ptr<const Values> RowState::shared_kept_probs() {
 }
 
 const Values& RowState::kept_probs() { return *shared_kept_probs(); }
+
+double RowState::largest_kept_prob() {
+    shared_kept_probs();
+    return largest_kept_prob_;
+}
 
 const IdList& RowState::ranked(std::size_t count) {
     const std::size_t n = kept_.size();
@@ -372,18 +430,12 @@ const IdList& RowState::ranked(std::size_t count) {
         // buckets that are in rank order, and buckets are sorted only as far
         // as the ranking is asked for. The rest of the row is never sorted.
         if (!bucketed_) bucket_keys();
+        auto& working = t_working;
         while (ranked_count_ < target) {
-            // The next bucket's ids (ascending) as keys after the ranked prefix, then sorted.
+            // The next bucket, already in place after the ranked prefix, sorted.
             const std::size_t begin = next_bucket_ == 0 ? 0 : bucket_ends_[next_bucket_ - 1];
             const std::size_t end = bucket_ends_[next_bucket_++];
-            auto& keys = t_working.key_temp;
-            keys.clear();
-            for (std::size_t i = begin; i < end; ++i) {
-                const std::int32_t id = bucket_ids_[i];
-                keys.push_back(RankKey{(*logits_)[static_cast<std::size_t>(id)], id});
-            }
-            rank_keys_.resize(end);
-            sort_bucket(keys, rank_keys_.data() + begin);
+            sort_bucket(rank_keys_.data() + begin, end - begin, working.key_temp, working.piece_starts);
             ranked_count_ = end;
         }
     }
@@ -395,15 +447,18 @@ const IdList& RowState::ranked(std::size_t count) {
 }
 
 void RowState::bucket_keys() {
-    // A counting pass and a scatter: bucket_ids_ then holds every kept id,
-    // bucket after bucket in rank order, each bucket in ascending id order.
-    // Only ids move (4 bytes each); a bucket's keys are made when it is sorted.
+    // A counting pass and a scatter: rank_keys_ then holds every kept id
+    // with its logit, bucket after bucket in rank order, each bucket in
+    // ascending id order, so sorting a bucket reads nothing else.
     auto& ends = bucket_ends_;
     ends.assign(kBuckets, 0);
     const std::size_t n = kept_.size();
+    const double* l = logits_->data();
     const bool whole_row = n == vocab;
-    for (std::size_t i = 0; i < n; ++i) {
-        ++ends[bucket_of(whole_row ? (*logits_)[i] : (*logits_)[static_cast<std::size_t>(kept_[i])])];
+    if (whole_row) {
+        for (std::size_t i = 0; i < n; ++i) ++ends[bucket_of(l[i])];
+    } else {
+        for (const auto id : kept_) ++ends[bucket_of(l[static_cast<std::size_t>(id)])];
     }
     std::uint32_t total = 0;
     for (auto& e : ends) {
@@ -411,12 +466,16 @@ void RowState::bucket_keys() {
         e = total;  // the bucket's start, until the scatter moves it to its end
         total += size;
     }
-    bucket_ids_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::int32_t id = kept_[i];
-        bucket_ids_[ends[bucket_of((*logits_)[static_cast<std::size_t>(id)])]++] = id;
+    rank_keys_.resize(n);
+    RankKey* out = rank_keys_.data();
+    if (whole_row) {
+        for (std::size_t i = 0; i < n; ++i) out[ends[bucket_of(l[i])]++] = RankKey{l[i], static_cast<std::int32_t>(i)};
+    } else {
+        for (const auto id : kept_) {
+            const double x = l[static_cast<std::size_t>(id)];
+            out[ends[bucket_of(x)]++] = RankKey{x, id};
+        }
     }
-    rank_keys_.clear();
     ranked_.clear();
     ranked_count_ = 0;
     next_bucket_ = 0;

@@ -63,8 +63,12 @@ public:
     // run never traces.
     RowState(const Pipeline& pipeline, const PipelineInput& input, bool tracing, const HistoryCounts* history,
              Arithmetic arithmetic = Arithmetic::F64);
-    // A kept id beside its logit, as the ranking sorts them.
+    // A kept id beside its logit, as the ranking sorts them. Made without
+    // values when not given any: the bucketing sizes its array for every
+    // kept id and writes each key once, with no zero-filling before.
     struct RankKey {
+        RankKey() {}  // NOLINT: left unset on purpose
+        RankKey(double logit_in, std::int32_t id_in) : logit(logit_in), id(id_in) {}
         double logit;
         std::int32_t id;
     };
@@ -127,6 +131,8 @@ public:
     // q over the kept set, aligned with kept().
     const Values& kept_probs();
     std::shared_ptr<const Values> shared_kept_probs();
+    // No q of the kept set exceeds this (in f64 it is the largest q itself).
+    double largest_kept_prob();
     // The first min(count, n) ids of the kept set in rank order (possibly a
     // few more). Extended lazily: a peaked row never sorts, nor even keys, its tail.
     const IdList& ranked(std::size_t count);
@@ -158,20 +164,20 @@ private:
     // Caches.
     std::shared_ptr<Values> kept_probs_;  // pooled; a new one whenever the kept set or the logits change
     bool kept_probs_valid_ = false;
+    double largest_kept_prob_ = 1.0;
     // exp(l - M) over the whole row from the last q over every id, M the
     // row's maximum (none once the logits change).
     std::shared_ptr<Values> numerators_;
     double numerators_max_ = 0.0;
     bool any_joint_ = false;
     IdList ranked_;
-    std::vector<RankKey> rank_keys_;  // the kept ids with their logits, in ranked_'s order
+    std::vector<RankKey> rank_keys_;  // the kept ids with their logits, the first ranked_count_ in rank order
     std::size_t ranked_count_ = 0;
     bool ranked_valid_ = false;
-    // Once bucketed, bucket_ids_ holds every kept id in buckets in rank
-    // order, bucket_ends_[b] where bucket b ends; rank_keys_ holds the
-    // buckets sorted so far (ranked_count_ keys).
+    // Once bucketed, rank_keys_ holds every kept id with its logit, in
+    // buckets in rank order, bucket_ends_[b] where bucket b ends; its first
+    // ranked_count_ keys (the buckets sorted so far) are in rank order.
     bool bucketed_ = false;
-    IdList bucket_ids_;
     std::vector<std::uint32_t> bucket_ends_;
     std::size_t next_bucket_ = 0;
     SoftmaxSums penalised_sums_{0.0, 0.0};

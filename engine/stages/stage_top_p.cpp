@@ -26,39 +26,58 @@ void contract(RowState& row, double p, StepReport& report, StageTrace& shown) {
         if (whole_row) return probs[static_cast<std::size_t>(id)];
         return probs[static_cast<std::size_t>(std::lower_bound(kept.begin(), kept.end(), id) - kept.begin())];
     };
+    // Read once: the walk below keeps everything it touches per rank in locals.
+    const Arithmetic arithmetic = row.arithmetic;
+    const bool tracing = row.tracing;
     const std::size_t n = kept.size();
     double mass = 0.0;
     double before = 0.0;
     std::size_t rank = 0;
+    bool reached = false;
     // Pooled: a broad row's walk is V-sized.
-    std::shared_ptr<IdList> walk_ids = pooled_ids();
     std::shared_ptr<Values> walk_mass = pooled_doubles();
-    const IdList* ranked = &row.ranked(1);
-    while (rank < n) {
+    // No q exceeds the largest, so at least p / (largest q) ranks are
+    // walked: a broad row asks for that many at once, and goes straight to
+    // the buckets instead of first scanning the row for a small block.
+    const double at_least = std::min(p / row.largest_kept_prob(), static_cast<double>(n));
+    const IdList* ranked = &row.ranked(std::max<std::size_t>(1, static_cast<std::size_t>(at_least)));
+    while (rank < n && !reached) {
         if (rank >= ranked->size()) {
             // Still far from p after the ranks so far (a broad row): ask for a
             // large block at once rather than growing block by block.
             ranked = &row.ranked(mass < 0.5 * p ? std::max(rank + 1, n / 8) : rank + 1);
         }
-        const std::int32_t id = (*ranked)[rank];
-        // On a broad row the walk reads q at ids scattered over the row: ask
-        // for the one a few ranks ahead now, so the loads overlap.
-        if (whole_row && rank + kPrefetchAhead < ranked->size()) {
-            prefetch(&probs[static_cast<std::size_t>((*ranked)[rank + kPrefetchAhead])]);
+        // The ranks at hand.
+        const std::int32_t* ids = ranked->data();
+        const std::size_t end = ranked->size();
+        if (tracing) walk_mass->resize(end);
+        double* masses = walk_mass->data();
+        while (rank < end) {
+            // On a broad row the walk reads q at ids scattered over the row:
+            // ask for the one a few ranks ahead now, so the loads overlap.
+            if (whole_row && rank + kPrefetchAhead < end) {
+                prefetch(&probs[static_cast<std::size_t>(ids[rank + kPrefetchAhead])]);
+            }
+            before = mass;
+            mass = in_arithmetic(arithmetic, mass + prob_of_id(ids[rank]));
+            if (tracing) masses[rank] = mass;
+            ++rank;
+            if (top_p_reached(mass, p)) {
+                reached = true;
+                break;
+            }
         }
-        before = mass;
-        mass = row.r(mass + prob_of_id(id));
-        ++rank;
-        if (row.tracing) {
-            walk_ids->push_back(id);
-            walk_mass->push_back(mass);
-        }
-        if (top_p_reached(mass, p)) break;
     }
     report.near_boundary = near_threshold(before, p) || (rank < n && near_threshold(mass, p));
     shown.crossing_rank = rank;
-    shown.crossing_id = row.ranked(rank)[rank - 1];
+    shown.crossing_id = (*ranked)[rank - 1];
     shown.crossing_mass = mass;
+    std::shared_ptr<IdList> walk_ids = pooled_ids();
+    if (tracing) {
+        // The walk's ids are the ranked prefix.
+        walk_ids->assign(ranked->begin(), ranked->begin() + static_cast<std::ptrdiff_t>(rank));
+        walk_mass->resize(rank);
+    }
     shown.walk_ids = std::move(walk_ids);
     shown.walk_mass = std::move(walk_mass);
     row.keep_ranked_prefix(rank);
