@@ -270,6 +270,66 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(InputError, run(freezing, Mode::Fast));
     }
 
+    // The logits are checked where the rows are read (the host twin's first
+    // pass), yet a batch with several faults is refused with the message the
+    // checks before any run give: rows in order, a row's parameters before its
+    // logits, refused logits before any row that fails while computing.
+    void refusalsKeepTheirOrder() {
+        const std::size_t rows = 8;
+        const std::size_t vocab = 1000;  // 62 groups of 16 lanes and a tail of 8
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const float inf = std::numeric_limits<float>::infinity();
+        const auto message = [](const auto& call) -> std::string {
+            try {
+                call();
+            } catch (const InputError& error) {
+                return error.what();
+            }
+            return "";
+        };
+        struct Case {
+            const char* name;
+            std::vector<std::pair<std::size_t, std::size_t>> nan_at;  // (row, id)
+            std::vector<std::pair<std::size_t, std::size_t>> inf_at;
+            std::vector<std::size_t> all_minus_inf;
+            std::vector<std::size_t> bad_top_p;
+            std::vector<std::size_t> freezing;  // temperature overflow while sampling
+            const char* expected;
+        };
+        const std::vector<Case> cases{
+            {"nan in a penalised row after a freezing row", {{5, 777}}, {}, {}, {}, {2}, "row 5: "},
+            {"+inf in the tail", {}, {{0, 999}}, {}, {}, {}, "row 0: "},
+            {"first of two refused ids", {{3, 40}}, {{3, 17}}, {}, {}, {}, "id 17"},
+            {"every logit -inf before bad parameters", {}, {}, {3}, {6}, {}, "row 3: every logit is -inf"},
+            {"bad parameters before a nan", {{4, 1}}, {}, {}, {1}, {}, "row 1: "},
+            {"a row's parameters before its logits", {{2, 1}}, {}, {}, {2}, {}, "top_p"},
+        };
+        for (const auto& c : cases) {
+            SyntheticBatch batch = generate_batch(rows, vocab, Workload::Mixed, 21);
+            for (std::size_t r = 0; r < rows; ++r) {
+                // Row 5 carries penalties, so its check is the copy's pass.
+                if (r == 5) {
+                    batch.requests[r].params.repetition_penalty = 1.3;
+                    batch.requests[r].prompt_ids = {1, 2, 777};
+                }
+            }
+            for (const auto& [r, id] : c.nan_at) batch.logits[r * vocab + id] = nan;
+            for (const auto& [r, id] : c.inf_at) batch.logits[r * vocab + id] = inf;
+            for (const auto r : c.all_minus_inf) std::fill_n(batch.logits.begin() + static_cast<std::ptrdiff_t>(r * vocab), vocab, -inf);
+            for (const auto r : c.freezing) {
+                batch.requests[r].params.temperature = 1e-310;
+                batch.logits[r * vocab] = 3.0e38f;
+            }
+            BatchInput input = batch.input();
+            for (const auto r : c.bad_top_p) input.top_p[r] = 1.5;
+            const std::string checked = message([&] { validate_batch(input); });
+            QVERIFY2(checked.find(c.expected) != std::string::npos, c.name);
+            for (const Mode mode : {Mode::Fast, Mode::Exact}) {
+                QCOMPARE(message([&] { run(input, mode); }), checked);
+            }
+        }
+    }
+
     // Auto says which backend ran; asking for cuda without a GPU is a clear error.
     void backendIsReported() {
         const SyntheticBatch batch = generate_batch(4, 32, Workload::Mixed, 8);
