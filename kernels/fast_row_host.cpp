@@ -1,6 +1,7 @@
 #include "kernels/fast_row_host.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -25,21 +26,32 @@ std::int32_t first_refused(const float* row, std::int64_t vocab) {
     return -1;
 }
 
+// Each pass below is a template over the register width W (host_lanes.h):
+// P = 16 / W registers make the sixteen lanes, lane j being element j % W of
+// register j / W, so every width computes the same lanes in the same order.
+
 // The refusal flags of a row, copied into `to` on the way when it is not null
 // (the private copy the penalties write into).
-SS_HOST_CLONES LogitCheck check_and_copy(const float* row, std::int64_t vocab, float* to) {
+template <int W>
+SS_LANE_INLINE LogitCheck check_and_copy(const float* row, std::int64_t vocab, float* to) {
     using namespace lanes;
-    I32 refused{};
-    I32 finite{};
+    using F = typename Native<W>::F;
+    using I = typename Native<W>::I;
+    constexpr int P = kLanes / W;
+    I refused[P];
+    I finite[P];
+    for (int p = 0; p < P; ++p) refused[p] = finite[p] = I{};
     std::int64_t i = 0;
-    for (; i + kWidth <= vocab; i += kWidth) {
-        const F32 x = load(row + i);
-        refused |= x < kInf ? I32{} : I32{} - 1;
-        finite |= x > -kInf ? I32{} - 1 : I32{};
-        if (to) store(to + i, x);
+    for (; i + kLanes <= vocab; i += kLanes) {
+        for (int p = 0; p < P; ++p) {
+            const F x = load<F>(row + i + p * W);
+            refused[p] |= x < kInf ? I{} : I{} - 1;
+            finite[p] |= x > -kInf ? I{} - 1 : I{};
+            if (to) std::memcpy(to + i + p * W, &x, sizeof x);
+        }
     }
-    bool any_refused = any(refused);
-    bool any_finite = any(finite);
+    bool any_refused = any(refused, P);
+    bool any_finite = any(finite, P);
     for (; i < vocab; ++i) {
         any_refused = any_refused || !(row[i] < kInf);
         any_finite = any_finite || row[i] > -kInf;
@@ -59,34 +71,51 @@ struct RowScan {
 // takes the ids i = j mod 16 below the last full group), each lane also
 // remembering where its maximum first appeared; the lanes then fold in order
 // and the few ids past the last group follow one by one.
-SS_HOST_CLONES RowScan scan_row(const float* v, std::int64_t vocab) {
+template <int W>
+SS_LANE_INLINE RowScan scan_row(const float* v, std::int64_t vocab) {
     using namespace lanes;
-    F32 lane_max = splat(-kInf);
-    F32 lane_min = splat(kInf);
-    I32 first{};
-    I32 ids = iota();
-    I32 refused{};
-    I32 finite{};
-    std::int64_t end = 0;
-    for (; end + kWidth <= vocab; end += kWidth, ids += kWidth) {
-        const F32 x = load(v + end);
-        first = x > lane_max ? ids : first;
-        lane_max = x > lane_max ? x : lane_max;
-        // -inf never lowers the minimum: it is read as +inf here.
-        const F32 finite_or_inf = x == -kInf ? splat(kInf) : x;
-        lane_min = finite_or_inf < lane_min ? finite_or_inf : lane_min;
-        refused |= x < kInf ? I32{} : I32{} - 1;
-        finite |= x > -kInf ? I32{} - 1 : I32{};
+    using F = typename Native<W>::F;
+    using I = typename Native<W>::I;
+    constexpr int P = kLanes / W;
+    F lane_max[P];
+    F lane_min[P];
+    I first[P];
+    I ids[P];
+    I refused[P];
+    I finite[P];
+    for (int p = 0; p < P; ++p) {
+        lane_max[p] = splat<F>(-kInf);
+        lane_min[p] = splat<F>(kInf);
+        first[p] = refused[p] = finite[p] = I{};
+        std::int32_t start[W];
+        for (int j = 0; j < W; ++j) start[j] = p * W + j;
+        std::memcpy(&ids[p], start, sizeof start);
     }
-    float maxima[kWidth];
-    float minima[kWidth];
-    store(maxima, lane_max);
-    store(minima, lane_min);
+    std::int64_t end = 0;
+    for (; end + kLanes <= vocab; end += kLanes) {
+        for (int p = 0; p < P; ++p) {
+            const F x = load<F>(v + end + p * W);
+            first[p] = x > lane_max[p] ? ids[p] : first[p];
+            lane_max[p] = x > lane_max[p] ? x : lane_max[p];
+            // -inf never lowers the minimum: it is read as +inf here.
+            const F finite_or_inf = x == -kInf ? splat<F>(kInf) : x;
+            lane_min[p] = finite_or_inf < lane_min[p] ? finite_or_inf : lane_min[p];
+            refused[p] |= x < kInf ? I{} : I{} - 1;
+            finite[p] |= x > -kInf ? I{} - 1 : I{};
+            ids[p] += kLanes;
+        }
+    }
+    float maxima[kLanes];
+    float minima[kLanes];
+    std::int32_t firsts[kLanes];
+    std::memcpy(maxima, lane_max, sizeof maxima);
+    std::memcpy(minima, lane_min, sizeof minima);
+    std::memcpy(firsts, first, sizeof firsts);
     RowScan scan{};
-    scan.max_logit = *std::max_element(maxima, maxima + kWidth);
-    scan.min_logit = *std::min_element(minima, minima + kWidth);
-    bool any_refused = any(refused);
-    bool any_finite = any(finite);
+    scan.max_logit = *std::max_element(maxima, maxima + kLanes);
+    scan.min_logit = *std::min_element(minima, minima + kLanes);
+    bool any_refused = any(refused, P);
+    bool any_finite = any(finite, P);
     for (std::int64_t t = end; t < vocab; ++t) {
         scan.max_logit = std::max(scan.max_logit, v[t]);
         if (v[t] != -kInf) scan.min_logit = std::min(scan.min_logit, v[t]);
@@ -97,8 +126,8 @@ SS_HOST_CLONES RowScan scan_row(const float* v, std::int64_t vocab) {
     // The first id equal to the maximum: the earliest among the lanes that
     // reached it, else the first such id past the last group.
     std::int32_t argmax = std::numeric_limits<std::int32_t>::max();
-    for (int j = 0; j < kWidth; ++j) {
-        if (maxima[j] == scan.max_logit) argmax = std::min(argmax, first[j]);
+    for (int j = 0; j < kLanes; ++j) {
+        if (maxima[j] == scan.max_logit) argmax = std::min(argmax, firsts[j]);
     }
     if (argmax == std::numeric_limits<std::int32_t>::max()) {
         argmax = static_cast<std::int32_t>(end);
@@ -112,38 +141,56 @@ SS_HOST_CLONES RowScan scan_row(const float* v, std::int64_t vocab) {
 // sixteen lanes over blocks of 1,024 ids, the block sums in f64. When top-k
 // runs (`bounds` not null), the same pass counts the order keys at or above
 // each of the kCoarseBounds bounds.
-SS_HOST_CLONES double normaliser(const float* v, std::int64_t vocab, float max_logit, const std::uint32_t* bounds,
+template <int W>
+SS_LANE_INLINE double normaliser(const float* v, std::int64_t vocab, float max_logit, const std::uint32_t* bounds,
                                  std::uint32_t* counts) {
     using namespace lanes;
-    I32 at_or_above[kCoarseBounds];
-    for (auto& lane : at_or_above) lane = I32{};
+    using F = typename Native<W>::F;
+    using I = typename Native<W>::I;
+    constexpr int P = kLanes / W;
+    I at_or_above[kCoarseBounds][P];
+    std::int32_t signed_bounds[kCoarseBounds] = {};
+    for (int b = 0; b < kCoarseBounds; ++b) {
+        for (int p = 0; p < P; ++p) at_or_above[b][p] = I{};
+        if (bounds) signed_bounds[b] = signed_bound(bounds[b]);
+    }
+    std::uint32_t tail_counts[kCoarseBounds] = {};
     double partition = 0.0;
     for (std::int64_t start = 0; start < vocab; start += 1024) {
         const std::int64_t end = std::min(vocab, start + 1024);
-        F32 sum{};
+        F sum[P];
+        for (int p = 0; p < P; ++p) sum[p] = F{};
         std::int64_t k = start;
         if (!bounds) {
-            for (; k + kWidth <= end; k += kWidth) sum += exp_nonpositive(load(v + k) - max_logit);
+            for (; k + kLanes <= end; k += kLanes) {
+                for (int p = 0; p < P; ++p) sum[p] += exp_nonpositive<F, I>(load<F>(v + k + p * W) - max_logit);
+            }
         } else {
-            for (; k + kWidth <= end; k += kWidth) {
-                const F32 x = load(v + k);
-                sum += exp_nonpositive(x - max_logit);
-                const U32 keys = order_keys(x);
-                for (int b = 0; b < kCoarseBounds; ++b) at_or_above[b] += keys >= bounds[b] ? I32{} + 1 : I32{};
+            for (; k + kLanes <= end; k += kLanes) {
+                for (int p = 0; p < P; ++p) {
+                    const F x = load<F>(v + k + p * W);
+                    sum[p] += exp_nonpositive<F, I>(x - max_logit);
+                    const I keys = signed_order_keys<F, I>(x);
+                    for (int b = 0; b < kCoarseBounds; ++b) {
+                        at_or_above[b][p] += keys >= signed_bounds[b] ? I{} + 1 : I{};
+                    }
+                }
             }
         }
-        float lane_sum[kWidth];
-        store(lane_sum, sum);
+        float lane_sum[kLanes];
+        std::memcpy(lane_sum, sum, sizeof lane_sum);
         for (; k < end; ++k) {
             lane_sum[0] += exp_nonpositive_f32(v[k] - max_logit);
             if (!bounds) continue;
-            for (int b = 0; b < kCoarseBounds; ++b) at_or_above[b][0] += order_key(v[k]) >= bounds[b] ? 1 : 0;
+            for (int b = 0; b < kCoarseBounds; ++b) tail_counts[b] += order_key(v[k]) >= bounds[b] ? 1 : 0;
         }
         for (const float part : lane_sum) partition += static_cast<double>(part);
     }
     for (int b = 0; bounds && b < kCoarseBounds; ++b) {
-        std::uint32_t total = 0;
-        for (int j = 0; j < kWidth; ++j) total += static_cast<std::uint32_t>(at_or_above[b][j]);
+        std::int32_t lanes_of[kLanes];
+        std::memcpy(lanes_of, at_or_above[b], sizeof lanes_of);
+        std::uint32_t total = tail_counts[b];
+        for (const auto c : lanes_of) total += static_cast<std::uint32_t>(c);
         counts[b] = total;
     }
     return partition;
@@ -151,27 +198,30 @@ SS_HOST_CLONES double normaliser(const float* v, std::int64_t vocab, float max_l
 
 // The ids in [begin, end) whose order key lies in [lo32, hi32], in id order,
 // written to `out`; returns how many.
-SS_HOST_CLONES std::int64_t ids_in_range(const float* v, std::int64_t begin, std::int64_t end, std::uint32_t lo32,
+template <int W>
+SS_LANE_INLINE std::int64_t ids_in_range(const float* v, std::int64_t begin, std::int64_t end, std::uint32_t lo32,
                                          std::uint32_t hi32, std::int32_t* out) {
     using namespace lanes;
-    constexpr int kGroups = 4;  // one test for whether 64 ids hold any
-    // lo32 <= key <= hi32 as one unsigned comparison: key - lo32 <= hi32 - lo32.
-    const std::uint32_t span = hi32 - lo32;
+    using F = typename Native<W>::F;
+    using I = typename Native<W>::I;
+    constexpr int kBlock = 64;  // one test for whether 64 ids hold any
+    constexpr int R = kBlock / W;
+    const std::int32_t lo = signed_bound(lo32);
+    const std::int32_t hi = signed_bound(hi32);
     std::int64_t n = 0;
     std::int64_t i = begin;
-    for (; i + kGroups * kWidth <= end; i += kGroups * kWidth) {
-        I32 inside[kGroups];
-        I32 seen{};
-        for (int g = 0; g < kGroups; ++g) {
-            const U32 keys = order_keys(load(v + i + g * kWidth));
-            inside[g] = (keys - lo32) <= span;
-            seen |= inside[g];
+    for (; i + kBlock <= end; i += kBlock) {
+        I inside[R];
+        for (int r = 0; r < R; ++r) {
+            const I keys = signed_order_keys<F, I>(load<F>(v + i + r * W));
+            // 1 where lo <= key <= hi (hi >= lo, so key > hi implies key >= lo).
+            inside[r] = (keys >= lo ? I{} + 1 : I{}) - (keys > hi ? I{} + 1 : I{});
         }
-        if (!any(seen)) continue;
-        for (int g = 0; g < kGroups; ++g) {
-            for (int j = 0; j < kWidth; ++j) {
-                if (inside[g][j]) out[n++] = static_cast<std::int32_t>(i + g * kWidth + j);
-            }
+        if (!any(inside, R)) continue;
+        std::int32_t flags[kBlock];
+        std::memcpy(flags, inside, sizeof flags);
+        for (int j = 0; j < kBlock; ++j) {
+            if (flags[j]) out[n++] = static_cast<std::int32_t>(i + j);
         }
     }
     for (; i < end; ++i) {
@@ -181,19 +231,77 @@ SS_HOST_CLONES std::int64_t ids_in_range(const float* v, std::int64_t begin, std
     return n;
 }
 
+// One function per pass and target, and the choice among them.
+#define SS_HOST_PASS(ret, name, params, args)                          \
+    SS_TARGET_V4 ret name##_v4 params { return name<16> args; }        \
+    SS_TARGET_V3 ret name##_v3 params { return name<8> args; }         \
+    ret name##_generic params { return name<4> args; }                 \
+    ret name##_best params {                                           \
+        switch (lanes::host_width()) {                                 \
+            case 16: return name##_v4 args;                            \
+            case 8: return name##_v3 args;                             \
+            default: return name##_generic args;                       \
+        }                                                              \
+    }
+
+SS_HOST_PASS(LogitCheck, check_and_copy, (const float* row, std::int64_t vocab, float* to), (row, vocab, to))
+SS_HOST_PASS(RowScan, scan_row, (const float* v, std::int64_t vocab), (v, vocab))
+SS_HOST_PASS(double, normaliser,
+             (const float* v, std::int64_t vocab, float max_logit, const std::uint32_t* bounds, std::uint32_t* counts),
+             (v, vocab, max_logit, bounds, counts))
+SS_HOST_PASS(std::int64_t, ids_in_range,
+             (const float* v, std::int64_t begin, std::int64_t end, std::uint32_t lo32, std::uint32_t hi32,
+              std::int32_t* out),
+             (v, begin, end, lo32, hi32, out))
+#undef SS_HOST_PASS
+
 constexpr std::int64_t kRangeChunk = 4096;
 constexpr std::size_t kCandidateBuffer = 16384;
 
 }  // namespace
 
-LogitCheck check_row_logits(const float* row, std::int64_t vocab) { return check_and_copy(row, vocab, nullptr); }
+namespace lanes {
+
+namespace {
+
+int widest_supported() {
+#if SS_HOST_DISPATCH
+    __builtin_cpu_init();
+    const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    return v4 ? 16 : (v3 ? 8 : 4);
+#else
+    return 4;
+#endif
+}
+
+std::atomic<int>& chosen_width() {
+    static std::atomic<int> width{widest_supported()};
+    return width;
+}
+
+}  // namespace
+
+int host_width() { return chosen_width().load(std::memory_order_relaxed); }
+
+int set_host_width(int width) {
+    const int widest = widest_supported();
+    const int allowed = width >= 16 ? 16 : (width >= 8 ? 8 : 4);
+    chosen_width() = allowed < widest ? allowed : widest;
+    return host_width();
+}
+
+}  // namespace lanes
+
+LogitCheck check_row_logits(const float* row, std::int64_t vocab) { return check_and_copy_best(row, vocab, nullptr); }
 
 template <class F>
 void FastRowSampler::for_each_in_range(std::uint32_t lo32, std::uint32_t hi32, F&& f) {
     ++row_reads_;
     range_ids_.resize(kRangeChunk);
     for (std::int64_t start = 0; start < vocab_; start += kRangeChunk) {
-        const std::int64_t n = ids_in_range(row_, start, std::min(vocab_, start + kRangeChunk), lo32, hi32,
+        const std::int64_t n = ids_in_range_best(row_, start, std::min(vocab_, start + kRangeChunk), lo32, hi32,
                                             range_ids_.data());
         for (std::int64_t j = 0; j < n; ++j) f(range_ids_[static_cast<std::size_t>(j)]);
     }
@@ -365,7 +473,7 @@ void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParam
     if (penalised) {
         penalised_.resize(static_cast<std::size_t>(vocab));
         ++row_reads_;
-        const LogitCheck check = check_and_copy(row, vocab, penalised_.data());
+        const LogitCheck check = check_and_copy_best(row, vocab, penalised_.data());
         if (!check.ok()) return refuse(check);
         std::int32_t overflow_id = -1;
         for (std::uint32_t s = 0; s < table.capacity; ++s) {
@@ -382,7 +490,7 @@ void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParam
     // Pass 1: the maximum, the smallest finite logit, the first id holding the
     // maximum and (without penalties) the logits' check.
     ++row_reads_;
-    const RowScan scan = scan_row(v, vocab);
+    const RowScan scan = scan_row_best(v, vocab);
     if (!penalised && !scan.check.ok()) return refuse(scan.check);
     const float max_logit = scan.max_logit;
     const float min_logit = scan.min_logit;
@@ -404,7 +512,7 @@ void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParam
     }
     ++row_reads_;
     const double partition =
-        normaliser(v, vocab, max_logit, coarse_used_ > 0 ? coarse_bounds_ : nullptr, coarse_counts_);
+        normaliser_best(v, vocab, max_logit, coarse_used_ > 0 ? coarse_bounds_ : nullptr, coarse_counts_);
     const double log_partition = std::log(partition);
     const auto logprob_of = [&](std::int32_t id) {
         return static_cast<double>(v[id]) - static_cast<double>(max_logit) - log_partition;

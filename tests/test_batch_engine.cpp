@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "engine/base/input_error.h"
 #include "engine/stats/near_tie.h"
 #include "kernels/batch_backends.h"
+#include "kernels/host_lanes.h"
 #include "kernels/tools/batch_compare.h"
 #include "kernels/tools/batch_generate.h"
 #include "kernels/tools/batch_reference.h"
@@ -328,6 +330,31 @@ private slots:
                 QCOMPARE(message([&] { run(input, mode); }), checked);
             }
         }
+    }
+
+    // The host twin's passes run at the widest vector registers the CPU has
+    // (16, 8 or 4 floats); every width this CPU runs gives the same bits.
+    void hostWidthsAgreeBitForBit() {
+        if (kBackend != Backend::Host) QSKIP("the vector widths are the host twin's");
+        const int widest = lanes::host_width();
+        std::vector<SyntheticBatch> batches;
+        batches.push_back(proof_batch(60, 1000, 31));  // 62 groups of 16 and a tail of 8
+        batches.push_back(generate_batch(3, 128256, Workload::EveryStage, 32));
+        batches.push_back(generate_batch(2, 128256, Workload::TopPOnly, 33));
+        for (const auto& batch : batches) {
+            const BatchInput input = batch.input();
+            lanes::set_host_width(4);
+            const BatchOutput narrow = run(input, Mode::Fast, true, 2);
+            for (const int width : {8, 16}) {
+                if (lanes::set_host_width(width) != width) continue;
+                const BatchOutput wide = run(input, Mode::Fast, true, 2);
+                QCOMPARE(wide.token, narrow.token);
+                QCOMPARE(wide.kept_count, narrow.kept_count);
+                QCOMPARE(wide.kept_mask, narrow.kept_mask);
+                QCOMPARE(std::memcmp(wide.logprob.data(), narrow.logprob.data(), narrow.logprob.size() * sizeof(double)), 0);
+            }
+        }
+        lanes::set_host_width(widest);
     }
 
     // Auto says which backend ran; asking for cuda without a GPU is a clear error.
