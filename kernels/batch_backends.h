@@ -11,9 +11,11 @@
 
 namespace samplescope::batch {
 
-// Threads over rows; returns how many threads ran.
+// Threads over rows; returns how many threads ran. Rows whose logits the
+// contract refuses come back with RowError::RefusedLogit or NoFiniteLogit.
+// `row_reads`, when given, receives fast mode's full reads of a row, all rows together.
 unsigned run_host(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
-                  std::vector<std::uint8_t>& mask);
+                  std::vector<std::uint8_t>& mask, std::uint64_t* row_reads = nullptr);
 
 // Hands the batch to the CUDA backend (kernels/cuda_backend.h).
 // Returns the kernels' own time in seconds.

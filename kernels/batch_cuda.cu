@@ -167,7 +167,7 @@ struct FastShared {
     union {
         struct {
             std::uint32_t counts[kDigitBuckets];
-            float masses[kDigitBuckets];
+            unsigned long long masses[kDigitBuckets];  // fixed point: see MassUnits
         } histogram;
         typename KeySort::TempStorage sort;
     } work;
@@ -259,6 +259,25 @@ __device__ int walk_sorted(FastShared& s, const FastRow& r, std::uint32_t count,
     return crossing;
 }
 
+// Top-p's bucket masses in fixed point: integer atomics give the same sum in
+// any order, so the bucket top-p chooses never depends on how the threads
+// were scheduled (f32 atomicAdd did, so two runs of one batch could keep
+// different sets at a boundary). A weight lies in [0, 1]; with 2^shift units
+// per 1 and shift = 62 - ceil(log2 V), a bucket of up to V weights stays below
+// 2^62. At V = 128,256 one unit is 2^-45 (about 3e-14).
+struct MassUnits {
+    int shift;
+    __device__ explicit MassUnits(std::int64_t vocab) {
+        int bits = 0;
+        while ((1LL << bits) < vocab) ++bits;
+        shift = 62 - bits;
+    }
+    __device__ unsigned long long of(float weight) const {
+        return __double2ull_rn(::ldexp(static_cast<double>(weight), shift));
+    }
+    __device__ double mass(unsigned long long units) const { return ::ldexp(static_cast<double>(units), -shift); }
+};
+
 struct DeviceSelection {
     std::uint64_t threshold;
     bool materialised;
@@ -270,11 +289,12 @@ __device__ DeviceSelection select_prefix(FastShared& s, const FastRow& r, std::u
     std::uint64_t hi = ~0ULL;
     unsigned long long above_count = 0;
     double above_weight = 0.0;
+    const MassUnits units(r.vocab);
     for (int level = 0; level < kSelectLevels; ++level) {
         const int buckets = 1 << digit_width(level);
         for (int d = threadIdx.x; d < kDigitBuckets; d += kThreads) {
             s.work.histogram.counts[d] = 0;
-            s.work.histogram.masses[d] = 0.0f;
+            s.work.histogram.masses[d] = 0;
         }
         if (threadIdx.x == 0) {
             s.chosen = -1;
@@ -286,7 +306,7 @@ __device__ DeviceSelection select_prefix(FastShared& s, const FastRow& r, std::u
             if (k < lo || k > hi) continue;
             const std::uint32_t d = key_digit(k, level);
             atomicAdd(&s.work.histogram.counts[d], 1U);
-            if (by_mass) atomicAdd(&s.work.histogram.masses[d], r.weight(k, true));
+            if (by_mass) atomicAdd(&s.work.histogram.masses[d], units.of(r.weight(k, true)));
         }
         __syncthreads();
         // Thread t holds buckets from the top: group g = kThreads - 1 - t.
@@ -297,7 +317,7 @@ __device__ DeviceSelection select_prefix(FastShared& s, const FastRow& r, std::u
             const int d = group_top - j;
             if (d >= buckets) continue;
             group_count += s.work.histogram.counts[d];
-            group_weight += by_mass ? static_cast<double>(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
+            group_weight += by_mass ? units.mass(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
         }
         double weight_before = 0.0;
         unsigned long long count_before = 0;
@@ -308,7 +328,7 @@ __device__ DeviceSelection select_prefix(FastShared& s, const FastRow& r, std::u
             const int d = group_top - j;
             if (d >= buckets || s.work.histogram.counts[d] == 0) continue;
             atomicMin(&s.lowest_nonempty, d);
-            running += by_mass ? static_cast<double>(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
+            running += by_mass ? units.mass(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
             if (running >= target) {
                 atomicMax(&s.chosen, d);
                 break;
@@ -325,7 +345,7 @@ __device__ DeviceSelection select_prefix(FastShared& s, const FastRow& r, std::u
             unsigned long long c = above_count + count_before;
             for (int d = owner_top; d > chosen; --d) {
                 if (d >= buckets) continue;
-                w += by_mass ? static_cast<double>(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
+                w += by_mass ? units.mass(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
                 c += s.work.histogram.counts[d];
             }
             s.above_weight = w;

@@ -1,6 +1,7 @@
 #include "kernels/batch_engine.h"
 
 #include <chrono>
+#include <exception>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include "engine/base/input_error.h"
 #include "engine/core/row_checks.h"
 #include "kernels/batch_backends.h"
+#include "kernels/fast_row_host.h"
 
 namespace samplescope::batch {
 
@@ -147,7 +149,13 @@ BatchInput make_batch_input(const float* logits, std::size_t rows, std::size_t v
     return input;
 }
 
-void validate_batch(const BatchInput& input) {
+namespace {
+
+// The checks of validate_batch() that do not read the logits. Throws at once
+// for what belongs to no row (sizes, offsets, V); returns the first row whose
+// parameters or history ids are refused, with its error in `refusal`, or
+// `rows` when every row passes.
+std::size_t check_all_but_logits(const BatchInput& input, std::exception_ptr& refusal) {
     const std::size_t rows = input.rows;
     if (rows == 0) throw InputError("logits", "the batch has no rows: nothing can be sampled");
     if (input.vocab == 0) throw InputError("logits", "logits are empty (V = 0): nothing can be sampled");
@@ -181,45 +189,75 @@ void validate_batch(const BatchInput& input) {
 
     for (std::size_t r = 0; r < rows; ++r) {
         try {
-            validate(input.sampling_params(r));
-        } catch (const InputError& error) {
-            throw InputError(error.field(), row_name(r) + ": " + error.what());
-        }
-        for (const auto& [ids, field] : {std::pair{input.prompt(r), "prompt_ids"}, std::pair{input.output(r), "output_ids"}}) {
-            for (const auto id : ids) {
-                if (id < 0 || static_cast<std::size_t>(id) >= input.vocab) {
-                    throw InputError(field, row_name(r) + ": " + field + " has id " + std::to_string(id) +
-                                                " outside [0, " + std::to_string(input.vocab) + ")");
+            try {
+                validate(input.sampling_params(r));
+            } catch (const InputError& error) {
+                throw InputError(error.field(), row_name(r) + ": " + error.what());
+            }
+            for (const auto& [ids, field] :
+                 {std::pair{input.prompt(r), "prompt_ids"}, std::pair{input.output(r), "output_ids"}}) {
+                for (const auto id : ids) {
+                    if (id < 0 || static_cast<std::size_t>(id) >= input.vocab) {
+                        throw InputError(field, row_name(r) + ": " + field + " has id " + std::to_string(id) +
+                                                    " outside [0, " + std::to_string(input.vocab) + ")");
+                    }
                 }
             }
+        } catch (const InputError&) {
+            refusal = std::current_exception();
+            return r;
         }
-        if (input.logits_location != MemoryLocation::Host) continue;
-        const float* row = input.logits + r * input.vocab;
-        // A branch-free scan first (it vectorises); the exact message only when it finds something.
-        bool bad = false;
-        bool any_finite = false;
-        for (std::size_t i = 0; i < input.vocab; ++i) {
-            const float x = row[i];
-            bad |= !(x < std::numeric_limits<float>::infinity());  // NaN or +inf
-            any_finite |= x > -std::numeric_limits<float>::infinity();
-        }
-        if (!bad && any_finite) continue;
-        any_finite = false;
-        for (std::size_t i = 0; i < input.vocab; ++i) {
-            const float x = row[i];
-            if (logit_refused(x)) throw refused_logit_error(static_cast<std::int64_t>(i), x, row_name(r) + ": ");
-            any_finite = any_finite || std::isfinite(x);
-        }
-        if (!any_finite) throw InputError("logits", row_name(r) + ": every logit is -inf: nothing can be sampled");
+    }
+    return rows;
+}
+
+InputError refused_logit(const BatchInput& input, std::size_t row, std::int32_t id) {
+    const float x = input.logits[row * input.vocab + static_cast<std::size_t>(id)];
+    return refused_logit_error(id, x, row_name(row) + ": ");
+}
+
+InputError no_finite_logit(std::size_t row) {
+    return InputError("logits", row_name(row) + ": every logit is -inf: nothing can be sampled");
+}
+
+// The logits of rows [0, end) in host memory, one read each: throws the
+// contract's message for the first row that has a NaN or +inf logit or only -inf.
+void check_logits_before(const BatchInput& input, std::size_t end) {
+    if (input.logits_location != MemoryLocation::Host) return;
+    const auto vocab = static_cast<std::int64_t>(input.vocab);
+    for (std::size_t r = 0; r < end; ++r) {
+        const LogitCheck check = check_row_logits(input.logits + r * input.vocab, vocab);
+        if (check.refused_id >= 0) throw refused_logit(input, r, check.refused_id);
+        if (!check.any_finite) throw no_finite_logit(r);
     }
 }
 
+}  // namespace
+
+void validate_batch(const BatchInput& input) {
+    std::exception_ptr refusal;
+    const std::size_t refused_row = check_all_but_logits(input, refusal);
+    // Row by row, as a row's own parameters are checked before its logits.
+    check_logits_before(input, refused_row);
+    if (refusal) std::rethrow_exception(refusal);
+}
+
 void throw_first_row_error(std::span<const RowResult> results, std::int32_t draws, const BatchInput& input) {
+    const auto first_of_row = [&](std::size_t r) -> const RowResult& { return results[r * static_cast<std::size_t>(draws)]; };
+    // Refused logits are input errors: the first such row comes before any
+    // row that failed while computing, as when the logits were checked first.
     for (std::size_t r = 0; r < input.rows; ++r) {
-        const RowResult& result = results[r * static_cast<std::size_t>(draws)];
+        const RowResult& result = first_of_row(r);
+        if (result.error == RowError::RefusedLogit) throw refused_logit(input, r, result.error_id);
+        if (result.error == RowError::NoFiniteLogit) throw no_finite_logit(r);
+    }
+    for (std::size_t r = 0; r < input.rows; ++r) {
+        const RowResult& result = first_of_row(r);
         const std::string id = std::to_string(result.error_id);
         switch (result.error) {
-            case RowError::None: break;
+            case RowError::None:
+            case RowError::RefusedLogit:
+            case RowError::NoFiniteLogit: break;
             case RowError::PenaltyOverflow:
                 throw InputError("penalty", row_name(r) + ": a penalty makes the logit of id " + id +
                                                 " overflow; use a penalty closer to its off value (1 for repetition, 0 for presence and frequency)");
@@ -231,8 +269,23 @@ void throw_first_row_error(std::span<const RowResult> results, std::int32_t draw
 }
 
 BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
-    validate_batch(input);
-    if (options.draws < 1) throw InputError("draws", "draws must be at least 1, got " + std::to_string(options.draws));
+    // `seconds` runs from here: the checks, the run and the last row's result
+    // (the CUDA probe, which is not the batch's work, is left out).
+    const auto start = std::chrono::steady_clock::now();
+    double probe_seconds = 0.0;
+    std::exception_ptr refusal;
+    const std::size_t refused_row = check_all_but_logits(input, refusal);
+    if (refusal) {
+        check_logits_before(input, refused_row);
+        std::rethrow_exception(refusal);
+    }
+    if (options.draws < 1) {
+        check_logits_before(input, input.rows);
+        throw InputError("draws", "draws must be at least 1, got " + std::to_string(options.draws));
+    }
+    // The host twin checks each row's logits in its first read of the row; a
+    // GPU run has them checked here first.
+    if (options.backend == Backend::Cuda) check_logits_before(input, input.rows);
     BatchOutput output;
     output.rows = input.rows;
     output.draws = options.draws;
@@ -241,12 +294,15 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
 
     Backend backend = options.backend;
     if (backend != Backend::Host) {
+        const auto probe_start = std::chrono::steady_clock::now();
         const CudaProbe probe = probe_cuda();
+        probe_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
         if (!probe.available) {
             if (backend == Backend::Cuda) throw InputError("backend", "the cuda backend cannot run: " + probe.reason);
             output.note = "no GPU: " + probe.reason;
             backend = Backend::Host;
         } else {
+            if (backend == Backend::Auto) check_logits_before(input, input.rows);
             backend = Backend::Cuda;
             output.device = probe.device;
         }
@@ -255,16 +311,12 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
         throw InputError("logits", "logits in device memory need the cuda backend");
     }
 
-    const auto start = std::chrono::steady_clock::now();
     if (backend == Backend::Cuda) {
         output.kernel_seconds = run_cuda_batch(input, options, results, output.kept_mask);
     } else {
-        const unsigned threads = run_host(input, options, results, output.kept_mask);
+        const unsigned threads = run_host(input, options, results, output.kept_mask, &output.row_reads);
         output.device = "host twin (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
     }
-    output.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    output.backend = backend;
-    if (backend == Backend::Host) output.kernel_seconds = output.seconds;
 
     throw_first_row_error(results, options.draws, input);
     output.token.resize(results.size());
@@ -280,6 +332,10 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
         output.draws_after[r] = last.draws_after;
         output.kept_count[r] = last.kept_count;
     }
+    output.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - probe_seconds;
+    output.backend = backend;
+    if (backend == Backend::Host) output.kernel_seconds = output.seconds;
     return output;
 }
 

@@ -93,8 +93,9 @@ struct BatchOutput {
     Backend backend = Backend::Host;  // what really ran: Host or Cuda
     std::string device;               // the GPU's name, or the host twin and its threads
     std::string note;                 // why Auto ran on the host, when it did
-    double seconds = 0.0;             // wall time of the run (allocation and transfers included)
+    double seconds = 0.0;             // wall time from the checks to the last row's result (allocation and transfers included)
     double kernel_seconds = 0.0;      // the kernels alone (CUDA events); the host twin's wall time
+    std::uint64_t row_reads = 0;      // host twin, fast mode: full reads of a row's V logits, all rows together
 
     std::int32_t token_at(std::size_t row, std::int32_t draw = 0) const {
         return token[row * static_cast<std::size_t>(draws) + static_cast<std::size_t>(draw)];

@@ -1,6 +1,10 @@
 // The host twin: the same row routines as the CUDA kernels (exact_row.h) or the
 // same selection passes (fast_row_host.cpp), with threads over rows. A row's
 // result depends only on that row, so the split across threads cannot change it.
+// Each worker checks the logits of the rows it takes (NaN, +inf, every logit
+// -inf): fast mode in its first pass over the row, exact mode in a read of its
+// own before the row is widened; run_batch turns the first refusal into the
+// contract's message.
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -57,6 +61,14 @@ struct HostWorker {
         const RowParams p = input.row_params(row);
         const HistoryTable table = table_for(input, row, logits, p);
         if (options.mode == Mode::Exact) {
+            const LogitCheck check = check_row_logits(logits, vocab);
+            if (!check.ok()) {
+                RowResult refused;
+                refused.error = check.refused_id >= 0 ? RowError::RefusedLogit : RowError::NoFiniteLogit;
+                refused.error_id = check.refused_id;
+                std::fill(results, results + options.draws, refused);
+                return;
+            }
             exact_logits.resize(input.vocab);
             exact_kept.resize(input.vocab);
             exact_order.resize(input.vocab);
@@ -72,7 +84,7 @@ struct HostWorker {
 }  // namespace
 
 unsigned run_host(const BatchInput& input, const BatchOptions& options, std::vector<RowResult>& results,
-                  std::vector<std::uint8_t>& mask) {
+                  std::vector<std::uint8_t>& mask, std::uint64_t* row_reads) {
     const unsigned hardware = std::max(1U, std::thread::hardware_concurrency());
     const unsigned wanted = options.threads ? options.threads : hardware;
     const auto threads = static_cast<unsigned>(std::min<std::size_t>(wanted, std::max<std::size_t>(input.rows, 1)));
@@ -81,6 +93,7 @@ unsigned run_host(const BatchInput& input, const BatchOptions& options, std::vec
     // here once every thread has stopped: an exception never leaves a thread.
     std::mutex failure_lock;
     std::exception_ptr failure;
+    std::atomic<std::uint64_t> reads{0};
     const auto work = [&]() {
         try {
             HostWorker worker;
@@ -88,6 +101,7 @@ unsigned run_host(const BatchInput& input, const BatchOptions& options, std::vec
                 worker.run_row(input, options, row, results.data() + row * static_cast<std::size_t>(options.draws),
                                options.kept_mask ? mask.data() + row * input.vocab : nullptr);
             }
+            reads += worker.fast.row_reads();
         } catch (...) {
             next = input.rows;
             const std::lock_guard<std::mutex> guard(failure_lock);
@@ -97,6 +111,7 @@ unsigned run_host(const BatchInput& input, const BatchOptions& options, std::vec
     if (threads <= 1) {
         work();
         if (failure) std::rethrow_exception(failure);
+        if (row_reads) *row_reads = reads;
         return 1;
     }
     std::vector<std::thread> pool;
@@ -113,6 +128,7 @@ unsigned run_host(const BatchInput& input, const BatchOptions& options, std::vec
     for (auto& thread : pool) thread.join();
     if (failure) std::rethrow_exception(failure);
     if (!start_error.empty()) throw InputError("threads", "--threads " + std::to_string(wanted) + ": " + start_error);
+    if (row_reads) *row_reads = reads;
     return threads;
 }
 

@@ -33,12 +33,16 @@ struct RowParams {
     SS_HD bool uses_min_p() const { return gate_min_p(min_p); }
 };
 
-// Why a row could not be sampled (found while computing, after validation).
+// Why a row could not be sampled. The first two are the contract's refusals of
+// the logits themselves, found by the host twin in its first read of the row;
+// the rest are found while computing.
 enum class RowError : std::int32_t {
     None = 0,
     PenaltyOverflow = 1,      // a penalty made a logit +inf or NaN
     PenaltyEmptiedRow = 2,    // a penalty pushed every logit to -inf
     TemperatureOverflow = 3,  // l / T overflowed
+    RefusedLogit = 4,         // the logit of error_id is NaN or +inf
+    NoFiniteLogit = 5,        // every logit is -inf
 };
 
 // What a kernel writes for one row (and one draw).

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "engine/base/input_error.h"
 #include "engine/stats/near_tie.h"
 #include "kernels/batch_backends.h"
+#include "kernels/host_lanes.h"
 #include "kernels/tools/batch_compare.h"
 #include "kernels/tools/batch_generate.h"
 #include "kernels/tools/batch_reference.h"
@@ -268,6 +270,91 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(InputError, run_reference(freezing));
         QVERIFY_THROWS_EXCEPTION(InputError, run(freezing, Mode::Exact));
         QVERIFY_THROWS_EXCEPTION(InputError, run(freezing, Mode::Fast));
+    }
+
+    // The logits are checked where the rows are read (the host twin's first
+    // pass), yet a batch with several faults is refused with the message the
+    // checks before any run give: rows in order, a row's parameters before its
+    // logits, refused logits before any row that fails while computing.
+    void refusalsKeepTheirOrder() {
+        const std::size_t rows = 8;
+        const std::size_t vocab = 1000;  // 62 groups of 16 lanes and a tail of 8
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const float inf = std::numeric_limits<float>::infinity();
+        const auto message = [](const auto& call) -> std::string {
+            try {
+                call();
+            } catch (const InputError& error) {
+                return error.what();
+            }
+            return "";
+        };
+        struct Case {
+            const char* name;
+            std::vector<std::pair<std::size_t, std::size_t>> nan_at;  // (row, id)
+            std::vector<std::pair<std::size_t, std::size_t>> inf_at;
+            std::vector<std::size_t> all_minus_inf;
+            std::vector<std::size_t> bad_top_p;
+            std::vector<std::size_t> freezing;  // temperature overflow while sampling
+            const char* expected;
+        };
+        const std::vector<Case> cases{
+            {"nan in a penalised row after a freezing row", {{5, 777}}, {}, {}, {}, {2}, "row 5: "},
+            {"+inf in the tail", {}, {{0, 999}}, {}, {}, {}, "row 0: "},
+            {"first of two refused ids", {{3, 40}}, {{3, 17}}, {}, {}, {}, "id 17"},
+            {"every logit -inf before bad parameters", {}, {}, {3}, {6}, {}, "row 3: every logit is -inf"},
+            {"bad parameters before a nan", {{4, 1}}, {}, {}, {1}, {}, "row 1: "},
+            {"a row's parameters before its logits", {{2, 1}}, {}, {}, {2}, {}, "top_p"},
+        };
+        for (const auto& c : cases) {
+            SyntheticBatch batch = generate_batch(rows, vocab, Workload::Mixed, 21);
+            for (std::size_t r = 0; r < rows; ++r) {
+                // Row 5 carries penalties, so its check is the copy's pass.
+                if (r == 5) {
+                    batch.requests[r].params.repetition_penalty = 1.3;
+                    batch.requests[r].prompt_ids = {1, 2, 777};
+                }
+            }
+            for (const auto& [r, id] : c.nan_at) batch.logits[r * vocab + id] = nan;
+            for (const auto& [r, id] : c.inf_at) batch.logits[r * vocab + id] = inf;
+            for (const auto r : c.all_minus_inf) std::fill_n(batch.logits.begin() + static_cast<std::ptrdiff_t>(r * vocab), vocab, -inf);
+            for (const auto r : c.freezing) {
+                batch.requests[r].params.temperature = 1e-310;
+                batch.logits[r * vocab] = 3.0e38f;
+            }
+            BatchInput input = batch.input();
+            for (const auto r : c.bad_top_p) input.top_p[r] = 1.5;
+            const std::string checked = message([&] { validate_batch(input); });
+            QVERIFY2(checked.find(c.expected) != std::string::npos, c.name);
+            for (const Mode mode : {Mode::Fast, Mode::Exact}) {
+                QCOMPARE(message([&] { run(input, mode); }), checked);
+            }
+        }
+    }
+
+    // The host twin's passes run at the widest vector registers the CPU has
+    // (16, 8 or 4 floats); every width this CPU runs gives the same bits.
+    void hostWidthsAgreeBitForBit() {
+        if (kBackend != Backend::Host) QSKIP("the vector widths are the host twin's");
+        const int widest = lanes::host_width();
+        std::vector<SyntheticBatch> batches;
+        batches.push_back(proof_batch(60, 1000, 31));  // 62 groups of 16 and a tail of 8
+        batches.push_back(generate_batch(3, 128256, Workload::EveryStage, 32));
+        batches.push_back(generate_batch(2, 128256, Workload::TopPOnly, 33));
+        for (const auto& batch : batches) {
+            const BatchInput input = batch.input();
+            lanes::set_host_width(4);
+            const BatchOutput narrow = run(input, Mode::Fast, true, 2);
+            for (const int width : {8, 16}) {
+                if (lanes::set_host_width(width) != width) continue;
+                const BatchOutput wide = run(input, Mode::Fast, true, 2);
+                QCOMPARE(wide.token, narrow.token);
+                QCOMPARE(wide.kept_count, narrow.kept_count);
+                QCOMPARE(wide.kept_mask, narrow.kept_mask);
+                QCOMPARE(std::memcmp(wide.logprob.data(), narrow.logprob.data(), narrow.logprob.size() * sizeof(double)), 0);
+            }
+        }
+        lanes::set_host_width(widest);
     }
 
     // Auto says which backend ran; asking for cuda without a GPU is a clear error.
