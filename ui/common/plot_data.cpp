@@ -73,10 +73,16 @@ std::shared_ptr<const RankOrder> RankOrders::ranked(const std::shared_ptr<const 
             // The same set as the base (the usual case: a stage that keeps every id, or the previous trace's
             // row): its changed logits are found in id order, one sequential pass over both rows.
             const bool same_set = base->ids == ids_ptr || *base->ids == ids;
+            // Past an eighth of the set the moved ids are not merged back but the order checked
+            // whole, so they are no longer collected.
+            const std::size_t many = ids.size() / 8 + 1;
             if (same_set) {
                 for (const auto id : ids) {
                     const auto at = static_cast<std::size_t>(id);
-                    if (base_logits[at] != logits[at]) moved.push_back(id);
+                    if (base_logits[at] != logits[at]) {
+                        moved.push_back(id);
+                        if (moved.size() >= many) break;
+                    }
                 }
                 if (moved.empty()) {
                     result = base->order;  // shared: the same ranking
@@ -90,7 +96,7 @@ std::shared_ptr<const RankOrder> RankOrders::ranked(const std::shared_ptr<const 
                     const auto at = static_cast<std::size_t>(id);
                     if (!scratch_[at]) continue;
                     order.push_back(id);
-                    if (base_logits[at] != logits[at]) moved.push_back(id);
+                    if (moved.size() < many && base_logits[at] != logits[at]) moved.push_back(id);
                 }
                 for (const auto id : ids) scratch_[static_cast<std::size_t>(id)] = 0;
                 if (order.size() != ids.size()) continue;
@@ -100,7 +106,7 @@ std::shared_ptr<const RankOrder> RankOrders::ranked(const std::shared_ptr<const 
                 }
             }
             const RankOrder& from = same_set ? *base->order : order;
-            if (moved.size() * 8 <= from.size()) {
+            if (moved.size() < many) {
                 // A few logits changed (penalties): the others keep their order; merge the moved ones back in.
                 for (const auto id : moved) scratch_[static_cast<std::size_t>(id)] = 1;
                 std::vector<std::int32_t> stay;
@@ -143,7 +149,8 @@ std::shared_ptr<const RankOrder> RankOrders::ranked(const std::shared_ptr<const 
 std::shared_ptr<const std::vector<std::int32_t>> RankOrders::positions(const std::shared_ptr<const IdList>& ids_ptr,
                                                                        std::size_t vocab) {
     for (auto& known : positions_) {
-        if (known.ids == ids_ptr && known.position->size() == vocab) return known.position;
+        // The same set (by pointer, or id for id: the previous trace's unchanged stage) has the same positions.
+        if (known.position->size() == vocab && (known.ids == ids_ptr || *known.ids == *ids_ptr)) return known.position;
     }
     if (positions_.size() >= 3) positions_.pop_front();
     auto made = std::make_shared<std::vector<std::int32_t>>(vocab, -1);
