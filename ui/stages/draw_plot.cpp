@@ -7,6 +7,7 @@
 
 #include "engine/base/input_error.h"
 #include "ui/common/palette.h"
+#include "ui/stages/text_element.h"
 
 namespace samplescope::ui {
 
@@ -30,8 +31,8 @@ DrawPlot::DrawPlot(QWidget* parent) : QCustomPlot(parent) {
     caption_font.setPointSizeF(9);
     plotLayout()->insertRow(0);
     plotLayout()->insertRow(1);
-    title_ = new QCPTextElement(this, QStringLiteral("10. Draw"), title_font);
-    caption_ = new QCPTextElement(this, QString(), caption_font);
+    title_ = new TextElement(this, QStringLiteral("10. Draw"), title_font);
+    caption_ = new TextElement(this, QString(), caption_font);
     plotLayout()->addElement(0, 0, title_);
     plotLayout()->addElement(1, 0, caption_);
     QFont tick_font = font();

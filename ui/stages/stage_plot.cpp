@@ -12,6 +12,7 @@
 
 #include "engine/base/input_error.h"
 #include "ui/common/palette.h"
+#include "ui/stages/text_element.h"
 
 namespace samplescope::ui {
 
@@ -201,11 +202,11 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     plotLayout()->insertRow(0);
     plotLayout()->insertRow(1);
     plotLayout()->insertRow(2);
-    title_ = new QCPTextElement(this, QString(), title_font);
+    title_ = new TextElement(this, QString(), title_font);
     summary_ = QString::fromUtf8(info.summary.data(), static_cast<int>(info.summary.size()));
-    subtitle_ = new QCPTextElement(this, wrapWords(summary_, 52), subtitle_font);
+    subtitle_ = new TextElement(this, wrapWords(summary_, 52), subtitle_font);
     subtitle_->setTextColor(QColor(0x44, 0x44, 0x44));
-    info_ = new QCPTextElement(this, QString(), subtitle_font);
+    info_ = new TextElement(this, QString(), subtitle_font);
     info_->setTextColor(palette::kOrange.darker(170));
     plotLayout()->addElement(0, 0, title_);
     plotLayout()->addElement(1, 0, subtitle_);
