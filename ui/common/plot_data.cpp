@@ -322,6 +322,17 @@ StagePlotData plotDataFrom(const SampleTrace& trace, Stage stage, std::span<cons
     const Values& before_probs = *before.probs;
     std::size_t shown_at = 0;
     std::size_t kept_at = 0;
+    if (&kept == &candidates || kept == candidates) {
+        // Nothing dropped (the kept set is the candidates): the same sum in the same order, without the merge.
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const auto id = candidates[i];
+            while (shown_at < shown.size() && shown[shown_at] < id) ++shown_at;
+            if (shown_at < shown.size() && shown[shown_at] == id) continue;
+            ++data.rest_kept_count;
+            data.rest_kept_mass += now_probs[i];
+        }
+        return data;
+    }
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         const auto id = candidates[i];
         while (shown_at < shown.size() && shown[shown_at] < id) ++shown_at;
