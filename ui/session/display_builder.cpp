@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <tuple>
 
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
@@ -127,6 +128,26 @@ void DisplayBuilder::build(TraceView& view, const std::vector<std::optional<Plot
     // unchanged stage takes the previous trace's); then both make the plot data.
     const auto start = Clock::now();
     std::atomic<bool> ranked{false};
+    // A stage's q: the previous trace's when its inputs are equal, else computed (StageProbs locks:
+    // a q both threads reach is computed once).
+    const auto prepare_probs = [this](const StageTrace& stage) {
+        if (stage.probs.ready()) return;
+        for (const auto& [earlier_stage, earlier] : previous_probs_) {
+            if (earlier_stage == stage.stage && stage.probs.adopt(earlier)) return;
+        }
+        (void)stage.probs.get();
+    };
+    // The stages share arrays (every stage before truncation the same kept set, top-k temperature's
+    // logits): each pair of arrays is compared once.
+    std::vector<std::tuple<const void*, const void*, bool>> compared;
+    const auto same = [&compared](const auto& made_array, const auto& new_array) {
+        for (const auto& [a, b, equal] : compared) {
+            if (a == made_array.get() && b == new_array.get()) return equal;
+        }
+        const bool equal = sameContent(made_array, new_array);
+        compared.emplace_back(made_array.get(), new_array.get(), equal);
+        return equal;
+    };
     alongside(
         [&] {
             try {
@@ -135,8 +156,8 @@ void DisplayBuilder::build(TraceView& view, const std::vector<std::optional<Plot
                     const StageTrace& before = trace.stage(inputStage(trace, job.stage));
                     const auto& made = made_[static_cast<std::size_t>(job.stage)];
                     job.reuse = made && made->active == now.active && made->top_n == view.top_n && made->curve == job.curve &&
-                                sameContent(made->before_kept, before.kept) && sameContent(made->now_kept, now.kept) &&
-                                sameContent(made->now_logits, now.logits);
+                                same(made->before_kept, before.kept) && same(made->now_kept, now.kept) &&
+                                same(made->now_logits, now.logits);
                     // Ranked all the same when not shown as a curve: the next stage's order derives from this one's.
                     if (!job.reuse) job.ranking = rankStage(trace, job.stage, orders_, job.curve);
                 }
@@ -149,16 +170,13 @@ void DisplayBuilder::build(TraceView& view, const std::vector<std::optional<Plot
             view.parts.rank_ms = msSince(start);
             ranked = true;
             ranked.notify_all();
+            // Then the q the helper has not reached, from the last stage back, so the two threads
+            // meet in the middle instead of the plot data waiting on one thread's softmaxes.
+            for (auto stage = trace.stages.rbegin(); stage != trace.stages.rend(); ++stage) prepare_probs(*stage);
             make_data();
         },
         [&] {
-            for (const auto& stage : trace.stages) {
-                bool taken = false;
-                for (const auto& [earlier_stage, earlier] : previous_probs_) {
-                    if (earlier_stage == stage.stage) taken = stage.probs.adopt(earlier);
-                }
-                if (!taken) (void)stage.probs.get();
-            }
+            for (const auto& stage : trace.stages) prepare_probs(stage);
             ranked.wait(false);
             make_data();
         });
