@@ -256,10 +256,6 @@ QCPBars* StagePlot::addBars(const QString& name, const QString& legend_text, con
     bars->setBrush(brush);
     bars->setPen(pen);
     bars->setWidth(0.78);
-    // Upright rectangles: without antialiasing their edges fall on whole pixels (crisp), and a
-    // hatched fill costs a fraction of its antialiased rasterisation.
-    bars->setAntialiased(false);
-    bars->setAntialiasedFill(false);
     return bars;
 }
 
