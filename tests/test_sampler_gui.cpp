@@ -130,9 +130,27 @@ private slots:
         ParameterPanel panel;
         panel.setTokenTexts([texts] { return texts; });
         panel.setParams(SamplingParams{}, texts.size());
+        panel.setExtrasExpanded(true);
+        panel.resize(360, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        // The resolution note has a line of its own, reserved: no widget moves when it appears.
+        const auto geometries = [&panel] {
+            QList<QRect> out;
+            for (const auto* widget : panel.findChildren<QWidget*>()) {
+                // An entry's own parts (its clear button shows with text) are not rows.
+                if (widget->isVisible() && !qobject_cast<QLineEdit*>(widget->parentWidget())) {
+                    out << QRect(widget->mapTo(&panel, QPoint(0, 0)), widget->size());
+                }
+            }
+            return out;
+        };
+        const QList<QRect> before = geometries();
         type(panel.dryBreakersControl()->entry(), QStringLiteral("\"\\n\""));
         QCOMPARE(panel.params().dry_sequence_breakers, (std::vector<std::vector<std::int64_t>>{{1}, {3}}));
         QVERIFY(panel.dryBreakersControl()->note().contains(QStringLiteral("2 tokens")));
+        QCoreApplication::processEvents();
+        QCOMPARE(geometries(), before);
         // The text as typed stays while it still stands for the parameters.
         panel.setParams(panel.params(), texts.size());
         QCOMPARE(panel.dryBreakersControl()->entry()->text(), QStringLiteral("\"\\n\""));

@@ -286,11 +286,9 @@ TextParameterControl::TextParameterControl(const QString& key, const QString& la
     state_->setObjectName(QStringLiteral("state_%1").arg(key));
     state_->setFixedWidth(badgeWidth(state_, false));
     state_->setToolTip(QStringLiteral("Whether this step changes anything (off when empty)."));
-    note_ = new QLabel(parent);
+    // A reserved line: a note appearing or going never moves the rows below (the full text is its tooltip).
+    note_ = new MessageLine(parent);
     note_->setObjectName(QStringLiteral("note_%1").arg(key));
-    note_->setWordWrap(true);
-    note_->setStyleSheet(QStringLiteral("color: #555555;"));
-    note_->setVisible(false);
     grid->addWidget(name, row, 0);
     grid->addWidget(entry_, row, 1, 1, 2);
     grid->addWidget(state_, row, 3);
@@ -337,9 +335,6 @@ void TextParameterControl::showError(const QString& message) {
     if (changed) emit errorChanged(message);
 }
 
-void TextParameterControl::showNote(const QString& note) {
-    note_->setText(note);
-    note_->setVisible(!note.isEmpty());
-}
+void TextParameterControl::showNote(const QString& note) { note_->setMessage(note, QColor(0x55, 0x55, 0x55)); }
 
 }  // namespace samplescope::ui

@@ -139,7 +139,7 @@ public:
     void showError(const QString& message);  // empty clears
     void showNote(const QString& note);      // empty clears
     const QString& error() const { return error_; }
-    QString note() const { return note_->isHidden() ? QString() : note_->text(); }
+    QString note() const { return note_->text(); }
     QLineEdit* entry() const { return entry_; }
     QLabel* stateLabel() const { return state_; }
 
@@ -151,7 +151,7 @@ private:
     QString key_;
     EntryBox* entry_;
     QLabel* state_;
-    QLabel* note_;
+    MessageLine* note_;
     QString error_;
     QString shown_;
     QString in_force_;
