@@ -244,6 +244,8 @@ int main(int argc, char** argv) {
     const bool screenshot = !view.screenshot.empty();
     samplescope::ui::MainWindow window(samplescope::ui::MainWindowOptions{!screenshot});
     try {
+        // Files opened from the window keep to the same budget as the one given on the command line.
+        if (start) window.setMemoryLimit(start->resolved.memory_budget);
         if (start) apply_start(window, *start);
         if (!open_file.empty()) window.openLogitsFile(QString::fromStdString(open_file));
         if (!view.pipeline_example.empty()) window.loadPipelineExample(*find_pipeline_example(view.pipeline_example));

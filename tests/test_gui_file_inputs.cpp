@@ -15,6 +15,7 @@
 #include <QTimer>
 
 #include "engine/base/input_error.h"
+#include "engine/base/memory_budget.h"
 #include "engine/io/logits_loader.h"
 #include "engine/io/npy_writer.h"
 #include "ui/window/dialog_folders.h"
@@ -71,6 +72,29 @@ private slots:
                                       "The previous labels are unchanged."));
         QCOMPARE(window.session().labels()->label(1), std::string("beta"));
         QCOMPARE(window.session().vocabulary()->source, (dir_.filePath(QStringLiteral("vocab.txt")).toStdString()));
+    }
+
+    // The CLI's --max-memory as a menu entry: a file needing more than the limit as doubles is refused, a
+    // bad limit is refused naming the menu entry and what was typed, and the limit in force stays.
+    void memoryLimitForFilesFromTheMenu() {
+        MainWindow window(MainWindowOptions{false});
+        QVERIFY(menuAction(window, QStringLiteral("Memory limit for files...")) != nullptr);
+        QCOMPARE(window.memoryLimit(), default_memory_budget());
+        const std::vector<double> row(262144, 0.5);  // 2 MiB as doubles
+        const QString path = write(QStringLiteral("two_mib.npy"), encode_npy({row.size()}, row));
+        QVERIFY(window.setMemoryLimitText(QStringLiteral("1M")));
+        QCOMPARE(window.memoryLimit(), std::uint64_t{1} << 20);
+        QVERIFY(!window.openLogitsFile(path));
+        QVERIFY2(bannerText(window).contains(QStringLiteral("too large to load")), qPrintable(bannerText(window)));
+        QVERIFY(window.setMemoryLimitText(QStringLiteral(" 4M ")));
+        QVERIFY(window.openLogitsFile(path));
+        QCOMPARE(window.session().logits()->size(), row.size());
+        QVERIFY(!window.setMemoryLimitText(QStringLiteral("abc")));
+        const QString message = bannerText(window);
+        QVERIFY2(message.contains(QStringLiteral("File > \"Memory limit for files...\"")) && message.contains(QStringLiteral("\"abc\"")) &&
+                     !message.contains(QStringLiteral("--max-memory")),
+                 qPrintable(message));
+        QCOMPARE(window.memoryLimit(), std::uint64_t{4} << 20);
     }
 
     void u2NpyOpensAsBfloat16ThroughTheGuiOption() {

@@ -24,6 +24,7 @@
 
 #include "engine/io/token_display.h"
 #include "engine/base/input_error.h"
+#include "engine/base/memory_budget.h"
 #include "engine/io/logits_loader.h"
 #include "ui/common/examples.h"
 #include "ui/verify/verify_view.h"
@@ -59,7 +60,8 @@ QDockWidget* makeDock(QMainWindow* window, QWidget* content, const QString& titl
 
 }  // namespace
 
-MainWindow::MainWindow(MainWindowOptions options, QWidget* parent) : QMainWindow(parent), options_(options) {
+MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
+    : QMainWindow(parent), memory_limit_(default_memory_budget()), options_(options) {
     setObjectName(QStringLiteral("main_window"));
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
@@ -328,6 +330,16 @@ void MainWindow::buildMenus() {
     file->addAction(QStringLiteral("Open logits, reading <u2 as &bfloat16..."), this, &MainWindow::openU2AsBf16Dialog);
     file->addAction(QStringLiteral("Open &vocabulary..."), this, &MainWindow::openVocabularyDialog);
     file->addAction(QStringLiteral("C&lear vocabulary"), this, &MainWindow::clearVocabulary);
+    file->addAction(QStringLiteral("&Memory limit for files..."), this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(
+            this, QStringLiteral("Memory limit for files"),
+            QStringLiteral("The most a logits file may need as doubles, as --max-memory takes it: 4G, 512M, 64K or "
+                           "bytes, at least 1M; empty for the default (%1 MiB).")
+                .arg(default_memory_budget() >> 20),
+            QLineEdit::Normal, QStringLiteral("%1M").arg(memory_limit_ >> 20), &ok);
+        if (ok) setMemoryLimitText(text);
+    });
     file->addSeparator();
     file->addAction(QStringLiteral("Export trace as &JSON..."), this, &MainWindow::exportTraceDialog);
     file->addAction(QStringLiteral("Export token table as &CSV..."), this, &MainWindow::exportTableDialog);
@@ -487,6 +499,7 @@ void MainWindow::showError(const QString& message) { banner_->showError(message)
 bool MainWindow::openLogitsFile(const QString& path, const QString& tensor, bool u2AsBf16) {
     try {
         LoadOptions options;
+        options.memory_limit_bytes = memory_limit_;
         options.tensor = tensor.toStdString();
         options.u2_as_bfloat16 = u2AsBf16;
         options.u2_as_bfloat16_option = "File > \"Open logits, reading <u2 as bfloat16...\"";
@@ -513,6 +526,20 @@ bool MainWindow::openLogitsFile(const QString& path, const QString& tensor, bool
         showError(path + QStringLiteral(": out of memory while loading it. The previous logits are unchanged."));
     } catch (const std::exception& error) {
         showError(path + QStringLiteral(": ") + QString::fromUtf8(error.what()) + QStringLiteral(". The previous logits are unchanged."));
+    }
+    return false;
+}
+
+bool MainWindow::setMemoryLimitText(const QString& text) {
+    try {
+        memory_limit_ = parse_memory_budget(text.trimmed().toStdString());
+        statusBar()->showMessage(QStringLiteral("Files may need up to %1 MiB as doubles").arg(memory_limit_ >> 20));
+        return true;
+    } catch (const InputError& error) {
+        // The library names the CLI's flag; a GUI user set the limit through the menu entry.
+        QString message = QString::fromUtf8(error.what());
+        message.replace(QStringLiteral("--max-memory"), QStringLiteral("File > \"Memory limit for files...\""));
+        showError(message + QStringLiteral(". The memory limit stays %1 MiB.").arg(memory_limit_ >> 20));
     }
     return false;
 }

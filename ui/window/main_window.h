@@ -110,6 +110,12 @@ public:
     // unless `tensor` names one. `u2AsBf16` reads .npy uint16 data as bfloat16
     // bits (the CLI's --u2-as-bf16; File > "Open logits, reading <u2 as bfloat16...").
     bool openLogitsFile(const QString& path, const QString& tensor = {}, bool u2AsBf16 = false);
+    // The most a logits file may need as doubles (the CLI's --max-memory; File > "Memory limit for
+    // files..."). The text as --max-memory takes it ("4G", "512M", bytes; empty: the default); a bad
+    // text is refused in the banner, naming it, and the limit stays.
+    bool setMemoryLimitText(const QString& text);
+    void setMemoryLimit(std::uint64_t bytes) { memory_limit_ = bytes; }
+    std::uint64_t memoryLimit() const { return memory_limit_; }
     bool pasteLogitsText(const QString& text, const QString& source);
     bool loadExample(const Example& example);
     // Loads the example's row and parameters and opens Compare pipelines on
@@ -167,6 +173,7 @@ private:
     void exportTraceDialog();
     void exportTableDialog();
 
+    std::uint64_t memory_limit_ = 0;  // bytes; set to the default budget on construction
     MainWindowOptions options_;
     Session session_;
     SessionUndo undo_{&session_};
