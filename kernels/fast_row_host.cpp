@@ -379,6 +379,7 @@ FastRowSampler::Selection FastRowSampler::select(std::uint64_t lower, bool by_ma
     }
     candidates_valid_ = false;
     for (int level = 0; level < kSelectLevels; ++level) {
+        select_levels_ = level + 1;
         const int buckets = 1 << digit_width(level);
         std::fill(counts_.begin(), counts_.begin() + buckets, 0U);
         std::fill(masses_.begin(), masses_.begin() + buckets, 0.0);
@@ -454,6 +455,7 @@ FastRowSampler::Selection FastRowSampler::select(std::uint64_t lower, bool by_ma
 
 void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParams& p, const HistoryTable& table,
                             std::uint8_t* mask, std::int32_t draws, RowResult* results) {
+    branches_ = Branches{};
     RowResult result;
     result.draws_after = p.draws_before;
     const auto fail = [&](RowError error, std::int32_t id) {
@@ -538,7 +540,11 @@ void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParam
     inverse_temperature_ = static_cast<float>(1.0 / p.temperature);
 
     Selection kept{lowest_finite_key(), false};
-    if (p.uses_top_k(vocab)) kept = select(kept.threshold, false, static_cast<double>(p.top_k));
+    if (p.uses_top_k(vocab)) {
+        kept = select(kept.threshold, false, static_cast<double>(p.top_k));
+        branches_.top_k_levels = select_levels_;
+        branches_.top_k_materialised = kept.materialised;
+    }
     coarse_used_ = 0;
     if (p.uses_top_p()) {
         double total = 0.0;
@@ -552,10 +558,19 @@ void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParam
                                   if (key >= threshold) total += weight(key, true);
                               });
         }
+        branches_.top_p_walked = kept.materialised;
         kept = kept.materialised ? walk_materialised(p.top_p * total) : select(kept.threshold, true, p.top_p * total);
+        if (!branches_.top_p_walked) {
+            branches_.top_p_levels = select_levels_;
+            branches_.top_p_materialised = kept.materialised;
+        }
     }
     std::uint64_t threshold = kept.threshold;
-    if (p.uses_min_p()) threshold = std::max(threshold, min_p_threshold(max_logit, p.temperature, p.min_p));
+    if (p.uses_min_p()) {
+        const std::uint64_t bound = min_p_threshold(max_logit, p.temperature, p.min_p);
+        branches_.min_p_raised = bound > threshold;
+        threshold = std::max(threshold, bound);
+    }
     const auto threshold32 = static_cast<std::uint32_t>(threshold >> 32);
     constexpr std::uint32_t kTop32 = std::numeric_limits<std::uint32_t>::max();
 

@@ -35,6 +35,18 @@ public:
     // Full reads of a row's V logits so far, over every row this sampler ran.
     std::uint64_t row_reads() const { return row_reads_; }
 
+    // Which branches the last sampled row took, so tests can show they reach
+    // each one. Only written, never read, by the passes.
+    struct Branches {
+        int top_k_levels = 0;             // radix levels top-k's select histogrammed (0: not run)
+        bool top_k_materialised = false;  // top-k's kept set came out as a ranked list
+        int top_p_levels = 0;             // radix levels top-p's select histogrammed (0: not run)
+        bool top_p_materialised = false;
+        bool top_p_walked = false;        // top-p walked top-k's materialised set instead
+        bool min_p_raised = false;        // min-p's bound lay above the other stages' threshold
+    };
+    const Branches& last_branches() const { return branches_; }
+
 private:
     struct Selection {
         std::uint64_t threshold;   // kept: rank key >= threshold
@@ -58,6 +70,8 @@ private:
     float max_logit_ = 0.0f;
     float inverse_temperature_ = 1.0f;
     std::uint64_t row_reads_ = 0;
+    int select_levels_ = 0;
+    Branches branches_;
     std::vector<float> penalised_;
     std::vector<std::uint64_t> keys_;
     std::vector<std::uint32_t> counts_;
