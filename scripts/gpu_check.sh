@@ -16,11 +16,13 @@ echo "GPU: $(cat "$logs/gpu.txt")"
 
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSAMPLESCOPE_CUDA_ARCHITECTURES=90 \
       -DSAMPLESCOPE_GUI=OFF -DSAMPLESCOPE_BENCHMARKS=ON >"$logs/configure.log" 2>&1
-cmake --build "$build_dir" -j"$(nproc)" --target test_batch_cuda test_kernel_math bench_batch >"$logs/build.log" 2>&1
+cmake --build "$build_dir" -j"$(nproc)" --target test_batch_cuda test_batch_branches_cuda test_kernel_math bench_batch >"$logs/build.log" 2>&1
 
 set +e
 "$build_dir/tests/test_batch_cuda" >"$logs/test_batch_cuda.log" 2>&1
 tests_status=$?
+"$build_dir/tests/test_batch_branches_cuda" >"$logs/test_batch_branches_cuda.log" 2>&1
+branches_status=$?
 "$build_dir/tests/test_kernel_math" >"$logs/test_kernel_math.log" 2>&1
 math_status=$?
 timeout 240 "$build_dir/bench/bench_batch" \
@@ -31,9 +33,9 @@ set -e
 
 floor_us=$(sed -n 's/.*reading B = 256 logits once takes \([0-9.]*\) us.*/\1/p' "$logs/bench_batch.log")
 echo
-python3 - "$floor_us" "$logs" "$tests_status" "$math_status" "$bench_status" <<'PY'
+python3 - "$floor_us" "$logs" "$tests_status" "$math_status" "$bench_status" "$branches_status" <<'PY'
 import re, sys
-floor, logs, tests, math, bench = sys.argv[1:6]
+floor, logs, tests, math, bench, branches = sys.argv[1:7]
 SCALE = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}
 def number(value, suffix):
     return float(value) * SCALE[suffix]
@@ -41,6 +43,7 @@ tail = lambda name: open(f"{logs}/{name}").read().strip().splitlines()[-2:]
 print("| check | result |")
 print("|---|---|")
 print(f"| test_batch_cuda | {'pass' if tests == '0' else 'FAIL'} ({' '.join(tail('test_batch_cuda.log'))[:120]}) |")
+print(f"| test_batch_branches_cuda | {'pass' if branches == '0' else 'FAIL'} ({' '.join(tail('test_batch_branches_cuda.log'))[:120]}) |")
 print(f"| test_kernel_math | {'pass' if math == '0' else 'FAIL'} |")
 log = open(f"{logs}/bench_batch.log").read()
 every = None
