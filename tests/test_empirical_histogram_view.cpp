@@ -172,6 +172,39 @@ private slots:
         QVERIFY(view.summary()->text().contains(QStringLiteral("the 2 ids tested alone")));
     }
 
+    // A thousand ids that can be drawn: the plot shows the likeliest 40 by exact q (largest first) and one
+    // "rest" bar for the other 960, whose observed and exact shares are those ids' sums; every bar's
+    // share adds up to 1 in both series.
+    void manyIdsShowTheLikeliestAndTheRest() {
+        std::vector<double> logits;
+        for (int i = 0; i < 1000; ++i) logits.push_back(-0.01 * i);
+        EmpiricalHistogramView view;
+        SamplingParams params;
+        params.seed = 5;
+        view.setInput(logits, {}, params, {}, {});
+        view.setDraws(20000);
+        QVERIFY(run(view));
+        const auto& h = view.result()->histogram;
+        QCOMPARE(h.ids.size(), std::size_t{1000});
+        auto* bars = qobject_cast<QCPBars*>(view.plot()->plottable(0));
+        QVERIFY(bars);
+        const auto count = static_cast<std::size_t>(bars->data()->size());
+        QCOMPARE(count, EmpiricalHistogramView::kMaxBars + 1);
+        double observed = 0.0, expected_first = 0.0, rest_expected = 0.0;
+        for (std::size_t i = 0; i < count; ++i) observed += (bars->data()->begin() + static_cast<int>(i))->value;
+        QVERIFY(std::abs(observed - 1.0) < 1e-12);
+        auto* exact = view.plot()->graph(0);
+        expected_first = exact->data()->begin()->value;
+        QCOMPARE(expected_first, h.expected[0]);  // id 0 has the largest logit
+        for (std::size_t i = EmpiricalHistogramView::kMaxBars; i < h.ids.size(); ++i) rest_expected += h.expected[i];
+        QCOMPARE((exact->data()->begin() + static_cast<int>(count - 1))->value, rest_expected);
+        auto* ticker = dynamic_cast<QCPAxisTickerText*>(view.plot()->xAxis->ticker().data());
+        QVERIFY(ticker);
+        QCOMPARE(ticker->ticks().last(), QStringLiteral("rest"));
+        QVERIFY2(view.poolingNote().contains(QStringLiteral("the 40 likeliest ids by exact q, then the other 960 together")),
+                 qPrintable(view.poolingNote()));
+    }
+
     void switchingPipelineChangesTheKeptSet() {
         EmpiricalHistogramView view;
         open(view, example_c());

@@ -353,25 +353,62 @@ void EmpiricalHistogramView::showResult() {
     pooling_->setText(pooling);
 
     plot_->clearPlottables();
+    // The bars: every id in id order while they fit; past kMaxBars, the
+    // likeliest ids by exact q (ties to the lower id) and one bar for the others
+    // together, so 128,256 kept ids never make a comb of slivers.
+    std::vector<std::size_t> shown(h.ids.size());
+    for (std::size_t i = 0; i < shown.size(); ++i) shown[i] = i;
+    const bool with_rest = h.ids.size() > kMaxBars;
+    double rest_observed = 0.0;
+    double rest_expected = 0.0;
+    if (with_rest) {
+        std::partial_sort(shown.begin(), shown.begin() + static_cast<std::ptrdiff_t>(kMaxBars), shown.end(),
+                          [&h](std::size_t a, std::size_t b) {
+                              return h.expected[a] != h.expected[b] ? h.expected[a] > h.expected[b] : a < b;
+                          });
+        std::vector<char> is_shown(h.ids.size(), 0);
+        for (std::size_t i = 0; i < kMaxBars; ++i) is_shown[shown[i]] = 1;
+        for (std::size_t i = 0; i < h.ids.size(); ++i) {  // in id order
+            if (is_shown[i]) continue;
+            rest_observed += n > 0 ? static_cast<double>(h.counts[i]) / n : 0.0;
+            rest_expected += h.expected[i];
+        }
+        shown.resize(kMaxBars);
+        pooling_->setText(pooling + tr("\nThe plot: the %1 likeliest ids by exact q, then the other %2 together.")
+                                        .arg(kMaxBars)
+                                        .arg(grouped(h.ids.size() - kMaxBars)));
+    }
     QVector<double> x;
     QVector<double> observed;
     QVector<double> expected;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    // Many ids make an unreadable axis: label only as many as fit side by side.
+    QStringList names;
+    for (const auto i : shown) names << labelOf(h.ids[i]);
+    // Short: QCustomPlot drops a tick label the plot's edge would cut, and the rest is the last bar
+    // (the note above says how many ids it holds).
+    if (with_rest) names << tr("rest");
+    // Many bars make an unreadable axis: label only as many as fit side by side.
     const QFontMetrics metrics(plot_->xAxis->tickLabelFont());
     int widest = 1;
-    for (std::size_t i = 0; i < h.ids.size() && i < 2000; ++i) {
-        widest = std::max(widest, metrics.horizontalAdvance(labelOf(h.ids[i])));
-    }
+    for (const auto& name : names) widest = std::max(widest, metrics.horizontalAdvance(name));
     const int axis_width = std::max(200, plot_->axisRect()->width() > 0 ? plot_->axisRect()->width() : plot_->width() - 80);
     const auto fitting = static_cast<std::size_t>(std::max(1, axis_width / (widest + 12)));
-    const std::size_t every = std::max<std::size_t>(1, (h.ids.size() + fitting - 1) / fitting);
-    for (std::size_t i = 0; i < h.ids.size(); ++i) {
-        const auto xi = static_cast<double>(i);
+    const std::size_t every = std::max<std::size_t>(1, (names.size() + fitting - 1) / fitting);
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+        const auto xi = static_cast<double>(k);
         x << xi;
-        observed << (n > 0 ? static_cast<double>(h.counts[i]) / n : 0.0);
-        expected << h.expected[i];
-        if (i % every == 0) ticker->addTick(xi, labelOf(h.ids[i]));
+        observed << (n > 0 ? static_cast<double>(h.counts[shown[k]]) / n : 0.0);
+        expected << h.expected[shown[k]];
+        // A label needs `every` bars of room; the rest's own label takes the last ones.
+        const bool room = !with_rest || shown.size() - k >= every;
+        if (k % every == 0 && room) ticker->addTick(xi, names[static_cast<qsizetype>(k)]);
+    }
+    if (with_rest) {
+        const auto xi = static_cast<double>(shown.size());
+        x << xi;
+        observed << rest_observed;
+        expected << rest_expected;
+        ticker->addTick(xi, names.back());  // the rest is always named
     }
     auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
     bars->setName(tr("observed count / N"));
@@ -386,7 +423,8 @@ void EmpiricalHistogramView::showResult() {
         QCPScatterStyle(QCPScatterStyle::ssDiamond, QColor(0x8a, 0x3e, 0x00), QColor(0xf0, 0x90, 0x30), 12));
     exact->setData(x, expected);
     plot_->xAxis->setTicker(ticker);
-    plot_->xAxis->setRange(-0.7, std::max(0.7, static_cast<double>(h.ids.size()) - 0.3));
+    plot_->xAxis->setLabel(with_rest ? tr("token, likeliest first, then the rest") : tr("token (id order)"));
+    plot_->xAxis->setRange(-0.7, std::max(0.7, static_cast<double>(x.size()) - 0.3));
     double top = 0.0;
     for (int i = 0; i < x.size(); ++i) top = std::max({top, observed[i], expected[i]});
     plot_->yAxis->setRange(0, 1.1 * std::max(top, 1e-9));

@@ -10,6 +10,7 @@
 #include <QWidget>
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,8 @@ class EmpiricalHistogramView : public QWidget {
     Q_OBJECT
 public:
     explicit EmpiricalHistogramView(QWidget* parent = nullptr);
+    // Past this many ids that can be drawn, the plot shows the likeliest this many and one bar for the rest.
+    static constexpr std::size_t kMaxBars = 40;
     ~EmpiricalHistogramView() override;
 
     void setInput(std::vector<double> logits, std::vector<std::string> labels, SamplingParams params,
