@@ -10,6 +10,7 @@
 
 #include <QDir>
 #include <QScrollArea>
+#include <QScrollBar>
 
 #include <cmath>
 #include <limits>
@@ -199,6 +200,17 @@ private slots:
         QVERIFY2(panel->minimumSizeHint().width() <= scroll->viewport()->width(),
                  qPrintable(QStringLiteral("the panel needs %1 px, its dock shows %2")
                                 .arg(panel->minimumSizeHint().width()).arg(scroll->viewport()->width())));
+        // With the llama.cpp group open (wider rows, and a vertical bar) nothing is cut either: the
+        // panel keeps its minimum width and the dock scrolls sideways to it.
+        panel->setExtrasExpanded(true);
+        QCoreApplication::processEvents();
+        QVERIFY2(panel->width() >= panel->minimumSizeHint().width(),
+                 qPrintable(QStringLiteral("the open panel is %1 px, it needs %2").arg(panel->width()).arg(panel->minimumSizeHint().width())));
+        // What the dock cannot show is reachable: a sideways bar is up.
+        QVERIFY2(panel->width() <= scroll->viewport()->width() || scroll->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("%1 px of panel in a %2 px dock without a bar").arg(panel->width()).arg(scroll->viewport()->width())));
+        panel->setExtrasExpanded(false);
+        QCoreApplication::processEvents();
         const QSize hint = panel->sizeHint();
         const QSize minimum = panel->minimumSizeHint();
         const int width = panel->width();

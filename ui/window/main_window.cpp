@@ -98,7 +98,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     parameters_scroll->setWidgetResizable(true);
     parameters_scroll->setFrameShape(QFrame::NoFrame);
     parameters_scroll->setMinimumWidth(370);
-    parameters_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // The llama.cpp group open needs a little more than the dock's laptop width (and then a vertical
+    // bar): it scrolls sideways rather than cutting the rightmost buttons.
+    parameters_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     auto* parameters_dock = makeDock(this, parameters_scroll, QStringLiteral("Parameters"), QStringLiteral("dock_parameters"));
     auto* history_dock = makeDock(this, history_, QStringLiteral("History"), QStringLiteral("dock_history"));
     auto* statistics_dock = makeDock(this, statistics_, QStringLiteral("Statistics"), QStringLiteral("dock_statistics"));
