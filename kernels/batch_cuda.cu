@@ -1,5 +1,5 @@
 // The CUDA backend. Exact mode runs the shared row routine (exact_row.h), one
-// thread per row. Fast mode runs one block per row: the same passes as the host
+// block per row. Fast mode runs one block per row: the same passes as the host
 // twin (fast_row_host.cpp) with block-wide reductions, shared-memory histograms
 // for the radix levels, and CUB to order the few collected candidates. The
 // per-element rules (penalties, keys, thresholds, Philox, Gumbel noise) are the
@@ -92,15 +92,31 @@ __device__ HistoryTable row_table(const DeviceBatch& b, std::int64_t row) {
 
 // ---- exact mode ---------------------------------------------------------------
 
-__global__ void exact_kernel(DeviceBatch b, std::int64_t row_begin, std::int64_t row_end, double* ws_logits,
-                             std::int32_t* ws_kept, std::int32_t* ws_order) {
-    const std::int64_t row = row_begin + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (row >= row_end) return;
-    const std::int64_t local = row - row_begin;
+constexpr int kExactThreads = 256;  // a power of two, as BlockLanes' trees need
+
+// The block's barrier, for BlockLanes (host code never runs a block).
+struct BlockBarrier {
+    SS_HD void operator()() const {
+#if defined(__CUDA_ARCH__)
+        __syncthreads();
+#endif
+    }
+};
+
+// One block per row of rows [row_begin, row_begin + gridDim.x): the first
+// thread builds the row's history table, then the block runs the shared row
+// routine (exact_row.h), its full-row passes split across the threads.
+__global__ void __launch_bounds__(kExactThreads) exact_kernel(DeviceBatch b, std::int64_t row_begin, double* ws_logits,
+                                                              std::int32_t* ws_kept, std::int32_t* ws_order) {
+    __shared__ double values[kExactThreads];
+    __shared__ std::int64_t counts[kExactThreads];
+    const BlockLanes<BlockBarrier> lanes{static_cast<int>(threadIdx.x), kExactThreads, values, counts, BlockBarrier{}};
+    const std::int64_t local = blockIdx.x;
+    const std::int64_t row = row_begin + local;
     const float* logits = b.logits + row * b.vocab;
     const RowParams p = b.params[row];
     HistoryTable table = row_table(b, row);
-    if (table.capacity > 0) {
+    if (table.capacity > 0 && lanes.leader()) {
         history_clear(table);
         const std::int64_t p0 = b.prompt_offsets[row];
         const std::int64_t o0 = b.output_offsets[row];
@@ -108,8 +124,9 @@ __global__ void exact_kernel(DeviceBatch b, std::int64_t row_begin, std::int64_t
                     b.output_offsets[row + 1] - o0);
         history_fill_penalised(table, logits, p);
     }
+    lanes.sync();
     const ExactWorkspace ws{ws_logits + local * b.vocab, ws_kept + local * b.vocab, ws_order + local * b.vocab};
-    exact_sample_row(logits, b.vocab, p, table, ws, b.mask ? b.mask + row * b.vocab : nullptr, b.draws,
+    exact_sample_row(lanes, logits, b.vocab, p, table, ws, b.mask ? b.mask + row * b.vocab : nullptr, b.draws,
                      b.results + row * b.draws);
 }
 
@@ -679,7 +696,7 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
     EventPair timer;
     timer.start();
     if (!batch.fast) {
-        // Rows in chunks, so the f64 workspace stays near 1 GiB whatever B is.
+        // One block per row, rows in chunks, so the f64 workspace stays near 1 GiB whatever B is.
         const std::int64_t per_row = vocab * static_cast<std::int64_t>(sizeof(double) + 2 * sizeof(std::int32_t));
         const std::int64_t chunk = std::max<std::int64_t>(1, std::min<std::int64_t>(rows, (std::int64_t{1} << 30) / per_row));
         DeviceArray<double> ws_logits(static_cast<std::size_t>(chunk * vocab));
@@ -687,9 +704,8 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
         DeviceArray<std::int32_t> ws_order(static_cast<std::size_t>(chunk * vocab));
         for (std::int64_t begin = 0; begin < rows; begin += chunk) {
             const std::int64_t end = std::min(rows, begin + chunk);
-            const int threads = 32;
-            const auto blocks = static_cast<unsigned>((end - begin + threads - 1) / threads);
-            exact_kernel<<<blocks, threads>>>(b, begin, end, ws_logits.get(), ws_kept.get(), ws_order.get());
+            exact_kernel<<<static_cast<unsigned>(end - begin), kExactThreads>>>(b, begin, ws_logits.get(), ws_kept.get(),
+                                                                                ws_order.get());
             SS_CUDA_CHECK(cudaGetLastError());
         }
     } else {
