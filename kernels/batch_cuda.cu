@@ -564,7 +564,9 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(DeviceBatch b) {
 
 }  // namespace
 
-CudaProbe probe_cuda() {
+namespace {
+
+CudaProbe probe_device() {
     CudaProbe probe;
     probe.compiled = true;
     int count = 0;
@@ -586,6 +588,16 @@ CudaProbe probe_cuda() {
     }
     probe.available = true;
     probe.device = prop.name;
+    return probe;
+}
+
+}  // namespace
+
+// Asked once per process (a function-local static is initialised once, even
+// when threads race to it): the device does not change under a running
+// program, and every batch asks.
+CudaProbe probe_cuda() {
+    static const CudaProbe probe = probe_device();
     return probe;
 }
 

@@ -16,6 +16,7 @@ struct CudaProbe {
     std::string device;      // its name
     std::string reason;      // why not, when not
 };
+// Asked of the driver once per process; later calls return the same answer.
 CudaProbe probe_cuda();
 
 struct CudaBatch {
