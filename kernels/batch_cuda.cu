@@ -4,6 +4,8 @@
 // for the radix levels, and CUB to order the few collected candidates. The
 // per-element rules (penalties, keys, thresholds, Philox, Gumbel noise) are the
 // shared __host__ __device__ functions. Every CUDA call's status is checked.
+// run_cuda keeps its device buffers, pinned staging, stream and events from one
+// batch to the next (DeviceContext) and waits once per batch, at the end.
 #include <cuda_runtime.h>
 
 #include <cub/block/block_radix_sort.cuh>
@@ -11,7 +13,8 @@
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
-#include <memory>
+#include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,15 +35,13 @@ void check(cudaError_t status, const char* call) {
 }
 #define SS_CUDA_CHECK(call) check((call), #call)
 
-// Device memory that frees itself, so a failing call leaks nothing.
+// Device memory that frees itself, so a failing call leaks nothing (the
+// bandwidth measurement; batches use DeviceContext's buffers).
 template <class T>
 class DeviceArray {
 public:
     explicit DeviceArray(std::size_t count) : count_(count) {
         if (count_ > 0) SS_CUDA_CHECK(cudaMalloc(&data_, count_ * sizeof(T)));
-    }
-    DeviceArray(const std::vector<T>& host) : DeviceArray(host.size()) {
-        if (count_ > 0) SS_CUDA_CHECK(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice));
     }
     ~DeviceArray() {
         if (data_) cudaFree(data_);
@@ -50,10 +51,6 @@ public:
     T* get() const { return data_; }
     void fill_bytes(int value) {
         if (count_ > 0) SS_CUDA_CHECK(cudaMemset(data_, value, count_ * sizeof(T)));
-    }
-    void copy_to(std::vector<T>& host) const {
-        host.resize(count_);
-        if (count_ > 0) SS_CUDA_CHECK(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
     }
 
 private:
@@ -657,11 +654,207 @@ double cuda_copy_bandwidth(std::size_t bytes) {
     return 2.0 * static_cast<double>(bytes) * repeats / seconds;
 }
 
+namespace {
+
+// Device memory kept from one batch to the next: it grows when a batch needs
+// more and is freed only by release().
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() { release(); }
+    unsigned char* reserve(std::size_t bytes) {
+        if (bytes > bytes_) {
+            release();
+            SS_CUDA_CHECK(cudaMalloc(&data_, bytes));
+            bytes_ = bytes;
+        }
+        return static_cast<unsigned char*>(data_);
+    }
+    void release() {
+        if (data_) cudaFree(data_);
+        data_ = nullptr;
+        bytes_ = 0;
+    }
+
+private:
+    void* data_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+// Page-locked host memory, kept likewise: copies from and to it run
+// asynchronously at the link's full speed.
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    ~PinnedBuffer() { release(); }
+    unsigned char* reserve(std::size_t bytes) {
+        if (bytes > bytes_) {
+            release();
+            SS_CUDA_CHECK(cudaMallocHost(&data_, bytes));
+            bytes_ = bytes;
+        }
+        return static_cast<unsigned char*>(data_);
+    }
+    void release() {
+        if (data_) cudaFreeHost(data_);
+        data_ = nullptr;
+        bytes_ = 0;
+    }
+
+private:
+    void* data_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+// Offsets of several arrays packed into one buffer, each 256-byte aligned.
+class Packing {
+public:
+    std::size_t add(std::size_t bytes) {
+        const std::size_t at = (total_ + 255) & ~std::size_t{255};
+        total_ = at + bytes;
+        return at;
+    }
+    std::size_t total() const { return total_; }
+
+private:
+    std::size_t total_ = 0;
+};
+
+// Logits in host memory go up through two pinned slots of this size, so the
+// host's copy into one overlaps the transfer out of the other and the pinned
+// memory stays the same whatever the batch.
+constexpr std::size_t kStagingSlot = std::size_t{16} << 20;
+
+// The process's device state, behind one mutex (batches run one at a time):
+// the buffers, the pinned staging, a stream of its own for callers that pass
+// none, and the events. Everything is made on first use, grows only, and is
+// freed by cuda_release() or at exit.
+struct DeviceContext {
+    std::mutex lock;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr;
+    cudaEvent_t stop = nullptr;
+    cudaEvent_t slot_free[2] = {nullptr, nullptr};
+    DeviceBuffer inputs;   // parameters, histories, table offsets: one upload
+    DeviceBuffer logits;   // the batch's logits when the caller's are in host memory
+    DeviceBuffer tables;   // the history tables
+    DeviceBuffer outputs;  // results, then the kept mask
+    DeviceBuffer exact;    // exact mode's workspace
+    PinnedBuffer upload;
+    PinnedBuffer staging;  // two slots of kStagingSlot
+    PinnedBuffer download;
+
+    DeviceContext() = default;
+    DeviceContext(const DeviceContext&) = delete;
+    DeviceContext& operator=(const DeviceContext&) = delete;
+    ~DeviceContext() { release(); }
+
+    // Each piece is made once; a failure leaves the others for the next call.
+    void start_up() {
+        // A blocking stream: it waits for work on the legacy default stream
+        // (a kernel there that wrote device logits) as the default stream would.
+        if (!stream) SS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
+        if (!start) SS_CUDA_CHECK(cudaEventCreate(&start));
+        if (!stop) SS_CUDA_CHECK(cudaEventCreate(&stop));
+        for (cudaEvent_t& event : slot_free) {
+            if (!event) SS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+        }
+    }
+
+    // Errors are ignored: this also runs at exit, when the driver may be gone.
+    void release() {
+        inputs.release();
+        logits.release();
+        tables.release();
+        outputs.release();
+        exact.release();
+        upload.release();
+        staging.release();
+        download.release();
+        for (cudaEvent_t& event : slot_free) {
+            if (event) cudaEventDestroy(event);
+            event = nullptr;
+        }
+        if (start) cudaEventDestroy(start);
+        if (stop) cudaEventDestroy(stop);
+        if (stream) cudaStreamDestroy(stream);
+        start = stop = nullptr;
+        stream = nullptr;
+    }
+};
+
+DeviceContext& device_context() {
+    static DeviceContext context;
+    return context;
+}
+
+// Waits for the stream when a call throws after enqueuing work, so no copy
+// still in flight lands in a buffer the next batch is using.
+class DrainOnError {
+public:
+    explicit DrainOnError(cudaStream_t stream) : stream_(stream) {}
+    DrainOnError(const DrainOnError&) = delete;
+    DrainOnError& operator=(const DrainOnError&) = delete;
+    ~DrainOnError() {
+        if (armed_) cudaStreamSynchronize(stream_);
+    }
+    void disarm() { armed_ = false; }
+
+private:
+    cudaStream_t stream_;
+    bool armed_ = true;
+};
+
+template <class T>
+T* at(unsigned char* base, std::size_t offset) {
+    return reinterpret_cast<T*>(base + offset);
+}
+
+template <class T>
+void put(unsigned char* base, std::size_t offset, const T* from, std::size_t count) {
+    if (count > 0) std::memcpy(base + offset, from, count * sizeof(T));
+}
+
+// Host logits up to the device through the two pinned slots. The host waits
+// only when a slot it is about to refill still has a piece on its way, which
+// happens for batches over two slots (32 MiB).
+void upload_logits(DeviceContext& context, cudaStream_t stream, float* device, const float* host, std::size_t count) {
+    const std::size_t bytes = count * sizeof(float);
+    unsigned char* slots = context.staging.reserve(2 * kStagingSlot);  // reserved already: no allocation
+    auto* to = reinterpret_cast<unsigned char*>(device);
+    const auto* from = reinterpret_cast<const unsigned char*>(host);
+    std::size_t done = 0;
+    for (int piece = 0; done < bytes; ++piece) {
+        const int slot = piece % 2;
+        const std::size_t part = std::min(kStagingSlot, bytes - done);
+        unsigned char* staged = slots + static_cast<std::size_t>(slot) * kStagingSlot;
+        if (piece >= 2) SS_CUDA_CHECK(cudaEventSynchronize(context.slot_free[slot]));  // its last piece has left
+        std::memcpy(staged, from + done, part);
+        SS_CUDA_CHECK(cudaMemcpyAsync(to + done, staged, part, cudaMemcpyHostToDevice, stream));
+        SS_CUDA_CHECK(cudaEventRecord(context.slot_free[slot], stream));
+        done += part;
+    }
+}
+
+}  // namespace
+
+void cuda_release() {
+    DeviceContext& context = device_context();
+    const std::lock_guard<std::mutex> guard(context.lock);
+    if (context.stream) cudaStreamSynchronize(context.stream);
+    context.release();
+}
+
 double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::vector<std::uint8_t>& mask) {
     const std::int64_t rows = batch.rows;
     const std::int64_t vocab = batch.vocab;
+    const auto row_count = static_cast<std::size_t>(rows);
     const auto cells = static_cast<std::size_t>(rows * vocab);
-    std::vector<std::uint64_t> table_offsets(static_cast<std::size_t>(rows) + 1, 0);
+    std::vector<std::uint64_t> table_offsets(row_count + 1, 0);
     for (std::int64_t r = 0; r < rows; ++r) {
         const auto length = static_cast<std::uint64_t>(batch.prompt_offsets[r + 1] - batch.prompt_offsets[r] +
                                                        batch.output_offsets[r + 1] - batch.output_offsets[r]);
@@ -671,64 +864,112 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
     const auto prompt_count = static_cast<std::size_t>(batch.prompt_offsets[rows]);
     const auto output_count = static_cast<std::size_t>(batch.output_offsets[rows]);
 
-    std::unique_ptr<DeviceArray<float>> owned_logits;
+    // Where everything goes: the small inputs packed into one buffer (one
+    // copy up), the history tables, the results and mask (one buffer down),
+    // exact mode's workspace.
+    Packing in;
+    const std::size_t at_params = in.add(row_count * sizeof(RowParams));
+    const std::size_t at_prompt_offsets = in.add((row_count + 1) * sizeof(std::int64_t));
+    const std::size_t at_prompt_ids = in.add(prompt_count * sizeof(std::int32_t));
+    const std::size_t at_output_offsets = in.add((row_count + 1) * sizeof(std::int64_t));
+    const std::size_t at_output_ids = in.add(output_count * sizeof(std::int32_t));
+    const std::size_t at_table_offsets = in.add((row_count + 1) * sizeof(std::uint64_t));
+    Packing table;
+    const std::size_t at_table_ids = table.add(table_size * sizeof(std::int32_t));
+    const std::size_t at_table_context = table.add(table_size * sizeof(std::uint32_t));
+    const std::size_t at_table_counts = table.add(table_size * sizeof(std::uint32_t));
+    const std::size_t at_table_penalised = table.add(table_size * sizeof(double));
+    Packing out;
+    const std::size_t at_results = out.add(results.size() * sizeof(RowResult));
+    const std::size_t at_mask = out.add(batch.kept_mask ? cells : 0);
+    // Exact mode: one block per row, rows in chunks, so the f64 workspace stays near 1 GiB whatever B is.
+    const std::int64_t per_row = vocab * static_cast<std::int64_t>(sizeof(double) + 2 * sizeof(std::int32_t));
+    const std::int64_t chunk = std::max<std::int64_t>(1, std::min<std::int64_t>(rows, (std::int64_t{1} << 30) / per_row));
+    const auto chunk_cells = static_cast<std::size_t>(chunk * vocab);
+    Packing work;
+    const std::size_t at_ws_logits = work.add(batch.fast ? 0 : chunk_cells * sizeof(double));
+    const std::size_t at_ws_kept = work.add(batch.fast ? 0 : chunk_cells * sizeof(std::int32_t));
+    const std::size_t at_ws_order = work.add(batch.fast ? 0 : chunk_cells * sizeof(std::int32_t));
+
+    DeviceContext& context = device_context();
+    const std::lock_guard<std::mutex> guard(context.lock);
+    context.start_up();
+    // Every buffer is grown (if it must be) before any work is enqueued.
+    unsigned char* staged_in = context.upload.reserve(in.total());
+    unsigned char* d_in = context.inputs.reserve(in.total());
+    float* d_logits = batch.logits_on_device ? nullptr : reinterpret_cast<float*>(context.logits.reserve(cells * sizeof(float)));
+    unsigned char* d_table = context.tables.reserve(table.total());
+    unsigned char* d_out = context.outputs.reserve(out.total());
+    unsigned char* staged_out = context.download.reserve(out.total());
+    unsigned char* d_work = context.exact.reserve(work.total());
+    if (!batch.logits_on_device) context.staging.reserve(2 * kStagingSlot);
+
+    cudaStream_t stream = batch.stream ? static_cast<cudaStream_t>(batch.stream) : context.stream;
+    DrainOnError drain(stream);
+    put(staged_in, at_params, batch.params, row_count);
+    put(staged_in, at_prompt_offsets, batch.prompt_offsets, row_count + 1);
+    put(staged_in, at_prompt_ids, batch.prompt_ids, prompt_count);
+    put(staged_in, at_output_offsets, batch.output_offsets, row_count + 1);
+    put(staged_in, at_output_ids, batch.output_ids, output_count);
+    put(staged_in, at_table_offsets, table_offsets.data(), row_count + 1);
+    SS_CUDA_CHECK(cudaMemcpyAsync(d_in, staged_in, in.total(), cudaMemcpyHostToDevice, stream));
     const float* logits = batch.logits;
     if (!batch.logits_on_device) {
-        owned_logits = std::make_unique<DeviceArray<float>>(cells);
-        SS_CUDA_CHECK(cudaMemcpy(owned_logits->get(), batch.logits, cells * sizeof(float), cudaMemcpyHostToDevice));
-        logits = owned_logits->get();
+        upload_logits(context, stream, d_logits, batch.logits, cells);
+        logits = d_logits;
     }
-    const std::vector<RowParams> params(batch.params, batch.params + rows);
-    const std::vector<std::int64_t> prompt_offsets(batch.prompt_offsets, batch.prompt_offsets + rows + 1);
-    const std::vector<std::int32_t> prompt_ids(batch.prompt_ids, batch.prompt_ids + prompt_count);
-    const std::vector<std::int64_t> output_offsets(batch.output_offsets, batch.output_offsets + rows + 1);
-    const std::vector<std::int32_t> output_ids(batch.output_ids, batch.output_ids + output_count);
-    DeviceArray<RowParams> d_params(params);
-    DeviceArray<std::int64_t> d_prompt_offsets(prompt_offsets);
-    DeviceArray<std::int32_t> d_prompt_ids(prompt_ids);
-    DeviceArray<std::int64_t> d_output_offsets(output_offsets);
-    DeviceArray<std::int32_t> d_output_ids(output_ids);
-    DeviceArray<std::uint64_t> d_table_offsets(table_offsets);
-    DeviceArray<std::int32_t> d_table_ids(table_size);
-    DeviceArray<std::uint32_t> d_table_context(table_size);
-    DeviceArray<std::uint32_t> d_table_counts(table_size);
-    DeviceArray<double> d_table_penalised(table_size);
-    d_table_ids.fill_bytes(0xFF);  // kEmptySlot
-    d_table_context.fill_bytes(0);
-    d_table_counts.fill_bytes(0);
-    DeviceArray<RowResult> d_results(results.size());
-    DeviceArray<std::uint8_t> d_mask(batch.kept_mask ? cells : 0);
-    d_mask.fill_bytes(0);
+    if (table_size > 0) {
+        SS_CUDA_CHECK(cudaMemsetAsync(d_table + at_table_ids, 0xFF, table_size * sizeof(std::int32_t), stream));  // kEmptySlot
+        SS_CUDA_CHECK(cudaMemsetAsync(d_table + at_table_context, 0, at_table_penalised - at_table_context, stream));
+    }
+    if (batch.kept_mask) SS_CUDA_CHECK(cudaMemsetAsync(d_out + at_mask, 0, cells, stream));
 
-    DeviceBatch b{logits, vocab, d_params.get(), d_prompt_offsets.get(), d_prompt_ids.get(), d_output_offsets.get(),
-                  d_output_ids.get(), d_table_offsets.get(), d_table_ids.get(), d_table_context.get(),
-                  d_table_counts.get(), d_table_penalised.get(), batch.kept_mask ? d_mask.get() : nullptr,
-                  batch.draws, d_results.get()};
+    DeviceBatch b{logits,
+                  vocab,
+                  at<RowParams>(d_in, at_params),
+                  at<std::int64_t>(d_in, at_prompt_offsets),
+                  at<std::int32_t>(d_in, at_prompt_ids),
+                  at<std::int64_t>(d_in, at_output_offsets),
+                  at<std::int32_t>(d_in, at_output_ids),
+                  at<std::uint64_t>(d_in, at_table_offsets),
+                  at<std::int32_t>(d_table, at_table_ids),
+                  at<std::uint32_t>(d_table, at_table_context),
+                  at<std::uint32_t>(d_table, at_table_counts),
+                  at<double>(d_table, at_table_penalised),
+                  batch.kept_mask ? at<std::uint8_t>(d_out, at_mask) : nullptr,
+                  batch.draws,
+                  at<RowResult>(d_out, at_results)};
 
-    EventPair timer;
-    timer.start();
+    SS_CUDA_CHECK(cudaEventRecord(context.start, stream));
     if (!batch.fast) {
-        // One block per row, rows in chunks, so the f64 workspace stays near 1 GiB whatever B is.
-        const std::int64_t per_row = vocab * static_cast<std::int64_t>(sizeof(double) + 2 * sizeof(std::int32_t));
-        const std::int64_t chunk = std::max<std::int64_t>(1, std::min<std::int64_t>(rows, (std::int64_t{1} << 30) / per_row));
-        DeviceArray<double> ws_logits(static_cast<std::size_t>(chunk * vocab));
-        DeviceArray<std::int32_t> ws_kept(static_cast<std::size_t>(chunk * vocab));
-        DeviceArray<std::int32_t> ws_order(static_cast<std::size_t>(chunk * vocab));
         for (std::int64_t begin = 0; begin < rows; begin += chunk) {
             const std::int64_t end = std::min(rows, begin + chunk);
-            exact_kernel<<<static_cast<unsigned>(end - begin), kExactThreads>>>(b, begin, ws_logits.get(), ws_kept.get(),
-                                                                                ws_order.get());
+            exact_kernel<<<static_cast<unsigned>(end - begin), kExactThreads, 0, stream>>>(
+                b, begin, at<double>(d_work, at_ws_logits), at<std::int32_t>(d_work, at_ws_kept),
+                at<std::int32_t>(d_work, at_ws_order));
             SS_CUDA_CHECK(cudaGetLastError());
         }
     } else {
-        fast_kernel<<<static_cast<unsigned>(rows), kThreads>>>(b);
+        fast_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(b);
         SS_CUDA_CHECK(cudaGetLastError());
     }
-    const double kernel_seconds = timer.stop_seconds();
-    SS_CUDA_CHECK(cudaDeviceSynchronize());
-    d_results.copy_to(results);
-    if (batch.kept_mask) d_mask.copy_to(mask);
-    return kernel_seconds;
+    SS_CUDA_CHECK(cudaEventRecord(context.stop, stream));
+
+    SS_CUDA_CHECK(cudaMemcpyAsync(staged_out + at_results, d_out + at_results, results.size() * sizeof(RowResult),
+                                  cudaMemcpyDeviceToHost, stream));
+    if (batch.kept_mask) {
+        SS_CUDA_CHECK(cudaMemcpyAsync(staged_out + at_mask, d_out + at_mask, cells, cudaMemcpyDeviceToHost, stream));
+    }
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream));  // the one wait of the call
+    drain.disarm();
+    float ms = 0.0f;
+    SS_CUDA_CHECK(cudaEventElapsedTime(&ms, context.start, context.stop));
+    if (!results.empty()) std::memcpy(results.data(), staged_out + at_results, results.size() * sizeof(RowResult));
+    if (batch.kept_mask) {
+        mask.resize(cells);
+        std::memcpy(mask.data(), staged_out + at_mask, cells);
+    }
+    return static_cast<double>(ms) * 1e-3;
 }
 
 }  // namespace samplescope::batch

@@ -19,6 +19,7 @@ namespace {
 double run_cuda(const CudaBatch&, std::vector<RowResult>&, std::vector<std::uint8_t>&) { not_built(); }
 float* cuda_upload(const float*, std::size_t) { not_built(); }
 void cuda_free(float*) {}
+void cuda_release() {}
 double cuda_copy_bandwidth(std::size_t) { not_built(); }
 
 }  // namespace samplescope::batch
