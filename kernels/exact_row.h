@@ -94,12 +94,27 @@ struct ProbAt {
 // each lane's maximum and sum over its ids, then the lanes' reductions. With
 // one lane this is softmax_sums() (row_math.h): the same maximum and the same
 // additions in ascending id order.
+// The lane's maximum in two independent chains, as max_over_ids takes it, so
+// the comparisons overlap instead of waiting on each other.
+template <class Lanes>
+SS_HD double lane_max_over_ids(const Lanes& lanes, const double* logits, const std::int32_t* ids, std::int64_t size) {
+    const std::int64_t step = lanes.size();
+    double m0 = -HUGE_VAL, m1 = -HUGE_VAL;
+    std::int64_t i = lanes.rank();
+    for (; i + step < size; i += 2 * step) {
+        const double a = logits[ids[i]];
+        const double b = logits[ids[i + step]];
+        m0 = a > m0 ? a : m0;
+        m1 = b > m1 ? b : m1;
+    }
+    if (i < size) m0 = logits[ids[i]] > m0 ? logits[ids[i]] : m0;
+    return m1 > m0 ? m1 : m0;
+}
+
 template <class Lanes>
 SS_HD SoftmaxSums lanes_softmax_sums(const Lanes& lanes, const double* logits, const std::int32_t* ids,
                                      std::int64_t size) {
-    double m = -HUGE_VAL;
-    for (std::int64_t i = lanes.rank(); i < size; i += lanes.size()) m = logits[ids[i]] > m ? logits[ids[i]] : m;
-    SoftmaxSums sums{lanes.max(m), 0.0};
+    SoftmaxSums sums{lanes.max(lane_max_over_ids(lanes, logits, ids, size)), 0.0};
     double partial = 0.0;
     for (std::int64_t i = lanes.rank(); i < size; i += lanes.size()) {
         partial += softmax_numerator(logits[ids[i]], sums.max_logit);
