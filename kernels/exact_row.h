@@ -179,8 +179,8 @@ SS_HD void exact_sample_row(const Lanes& lanes, const float* row, std::int64_t v
     if (p.greedy()) {
         RankedId mine{-HUGE_VAL, -1};
         for (std::int64_t i = lanes.rank(); i < n; i += lanes.size()) {
-            const RankedId here{logits[ws.kept[i]], ws.kept[i]};
-            if (ranked_before(here, mine)) mine = here;
+            const std::int32_t id = ws.kept[i];
+            if (mine.id < 0 || ranks_before(logits[id], id, mine.logit, mine.id)) mine = RankedId{logits[id], id};
         }
         const auto best = static_cast<std::int32_t>(lanes.first_ranked(mine).id);
         result.token = best;

@@ -37,6 +37,7 @@ inline constexpr std::int64_t kNoId = 0x7FFFFFFFFFFFFFFF;
 
 // One lane: the host twin.
 struct SerialLanes {
+    static constexpr int kRun = 1;  // ids per lane and tile in keep_in_order
     SS_HD int rank() const { return 0; }
     SS_HD int size() const { return 1; }
     SS_HD bool leader() const { return true; }
@@ -60,6 +61,7 @@ struct SerialLanes {
 // the same row gives the same bits on every run.
 template <class Barrier>
 struct BlockLanes {
+    static constexpr int kRun = 8;  // ids per lane and tile in keep_in_order
     int lane;
     int lanes;
     double* values;         // [lanes]
@@ -159,7 +161,7 @@ struct BlockLanes {
 // overwritten.
 template <class Lanes, class Keep, class Value>
 SS_HD std::int64_t keep_in_order(const Lanes& lanes, std::int64_t count, Keep keep, Value value, std::int32_t* out) {
-    constexpr int kRun = 8;  // consecutive ids per lane and tile
+    constexpr int kRun = Lanes::kRun;  // consecutive ids per lane and tile
     const std::int64_t tile = static_cast<std::int64_t>(kRun) * lanes.size();
     std::int64_t written = 0;
     for (std::int64_t base = 0; base < count; base += tile) {
