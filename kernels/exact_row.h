@@ -205,13 +205,31 @@ SS_HD void exact_sample_row(const Lanes& lanes, const float* row, std::int64_t v
     std::int64_t ranked = 0;  // how many of ws.order hold the kept set in rank order
     if (p.uses_top_k(vocab)) {
         const std::int64_t k = p.top_k < n ? p.top_k : n;
+        // When there are at least k lanes, k of them hold an id at or above the
+        // k-th largest of the lanes' maxima, so no id below it is among the top
+        // k: the heap then holds only the ids at or above it (on a block of 256
+        // threads and k = 50, a small part of the row). The same k ids come out
+        // of the heap in the same order either way.
+        std::int64_t heaped = n;
+        bool filtered = false;
+        if (k <= lanes.size()) {
+            const double floor = lanes.kth_largest(lane_max_over_ids(lanes, logits, ws.kept, n), k);
+            filtered = floor > -HUGE_VAL;
+            if (filtered) {
+                heaped = keep_in_order(
+                    lanes, n, [&](std::int64_t i) { return logits[ws.kept[i]] >= floor; },
+                    [&](std::int64_t i) { return ws.kept[i]; }, ws.order);
+            }
+        }
         if (lanes.leader()) {
-            for (std::int64_t i = 0; i < n; ++i) ws.order[i] = ws.kept[i];
-            heap_make(ws.order, n, before);
-            std::int64_t size = n;
+            if (!filtered) {
+                for (std::int64_t i = 0; i < n; ++i) ws.order[i] = ws.kept[i];
+            }
+            heap_make(ws.order, heaped, before);
+            std::int64_t size = heaped;
             for (std::int64_t j = 0; j < k; ++j) heap_pop(ws.order, size, before);
-            // The popped ids sit at order[n - 1], order[n - 2], ... in rank order.
-            for (std::int64_t j = 0; j < k; ++j) ws.kept[j] = ws.order[n - 1 - j];
+            // The popped ids sit at order[heaped - 1], order[heaped - 2], ... in rank order.
+            for (std::int64_t j = 0; j < k; ++j) ws.kept[j] = ws.order[heaped - 1 - j];
             for (std::int64_t j = 0; j < k; ++j) ws.order[j] = ws.kept[j];
             sort_ids(ws.kept, k);
         }

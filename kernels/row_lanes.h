@@ -13,6 +13,7 @@
 // before it is visible to every lane after it.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "engine/base/portable.h"
@@ -47,6 +48,7 @@ struct SerialLanes {
     SS_HD std::int64_t min(std::int64_t x) const { return x; }
     SS_HD RankedId first_ranked(RankedId x) const { return x; }
     SS_HD std::int64_t share(std::int64_t x) const { return x; }
+    SS_HD double kth_largest(double x, std::int64_t k) const { return k == 1 ? x : -HUGE_VAL; }
     // The count of the lanes before this one, and the count of all lanes.
     SS_HD std::int64_t count_before(std::int64_t mine, std::int64_t& total) const {
         total = mine;
@@ -135,6 +137,26 @@ struct BlockLanes {
         const std::int64_t shared = counts[0];
         barrier();
         return shared;
+    }
+
+    // The k-th largest of the lanes' values (1 <= k <= lanes; ties ordered by
+    // lane), or -inf for any other k. Each lane counts the values ranked
+    // before its own, so exactly one lane finds k - 1 and hands its value on.
+    SS_HD double kth_largest(double x, std::int64_t k) const {
+        if (k < 1 || k > lanes) return -HUGE_VAL;
+        values[lane] = x;
+        barrier();
+        std::int64_t before = 0;
+        for (int j = 0; j < lanes; ++j) {
+            const double y = values[j];
+            before += (y > x || (y == x && j < lane)) ? 1 : 0;
+        }
+        barrier();
+        if (before == k - 1) values[0] = x;
+        barrier();
+        const double kth = values[0];
+        barrier();
+        return kth;
     }
 
     // An exclusive scan of one count per lane (Hillis and Steele's, in place).
