@@ -13,6 +13,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
@@ -656,6 +657,10 @@ double cuda_copy_bandwidth(std::size_t bytes) {
 
 namespace {
 
+// How many buffers the context has allocated (device and pinned), for the
+// proof that a warm call allocates nothing.
+std::atomic<std::uint64_t> buffer_allocations{0};
+
 // Device memory kept from one batch to the next: it grows when a batch needs
 // more and is freed only by release().
 class DeviceBuffer {
@@ -669,6 +674,7 @@ public:
             release();
             SS_CUDA_CHECK(cudaMalloc(&data_, bytes));
             bytes_ = bytes;
+            ++buffer_allocations;
         }
         return static_cast<unsigned char*>(data_);
     }
@@ -696,6 +702,7 @@ public:
             release();
             SS_CUDA_CHECK(cudaMallocHost(&data_, bytes));
             bytes_ = bytes;
+            ++buffer_allocations;
         }
         return static_cast<unsigned char*>(data_);
     }
@@ -841,6 +848,8 @@ void upload_logits(DeviceContext& context, cudaStream_t stream, float* device, c
 }
 
 }  // namespace
+
+std::uint64_t cuda_buffer_allocations() { return buffer_allocations.load(); }
 
 void cuda_release() {
     DeviceContext& context = device_context();

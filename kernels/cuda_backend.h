@@ -50,6 +50,10 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
 // events); the next run makes them again. They are also freed at exit.
 void cuda_release();
 
+// How many device and pinned buffers run_cuda has allocated in this process
+// (0 without a GPU): a second batch no larger than the first adds none.
+std::uint64_t cuda_buffer_allocations();
+
 // For benchmarks and callers whose logits already live on the GPU: a device
 // copy of host floats (freed with cuda_free), and the device's copy bandwidth
 // in bytes per second, measured by device-to-device copies of `bytes` bytes.

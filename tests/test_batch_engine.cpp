@@ -376,14 +376,19 @@ private slots:
         };
         for (const Mode mode : {Mode::Exact, Mode::Fast}) {
             const BatchOutput first = run(small.input(), mode, true, 2);
+            const std::uint64_t allocations = cuda_buffer_allocations();
             QVERIFY(same(first, run(small.input(), mode, true, 2)));
+            QCOMPARE(cuda_buffer_allocations(), allocations);  // warm: nothing allocated
             if (mode == Mode::Fast) {
                 const BatchOutput big = run(large.input(), mode, true);
                 QVERIFY(same(big, run(large.input(), mode, true)));
             }
+            const std::uint64_t grown = cuda_buffer_allocations();
             QVERIFY(same(first, run(small.input(), mode, true, 2)));  // in the grown buffers
+            QCOMPARE(cuda_buffer_allocations(), grown);
             cuda_release();
             QVERIFY(same(first, run(small.input(), mode, true, 2)));
+            if (kBackend == Backend::Cuda) QVERIFY(cuda_buffer_allocations() > grown);  // made again
             BatchOutput other;
             std::thread second([&] { other = run(small.input(), mode, true, 2); });
             const BatchOutput mine = run(small.input(), mode, true, 2);
