@@ -79,6 +79,32 @@ SS_LANE_INLINE bool any(const I* masks, int count) {
     return all != 0;
 }
 
+// A bit per lane, set where the lane is negative (a comparison's true):
+// each lane keeps its own bit, then halves are folded together with
+// shuffles, which every width lowers to a few register operations.
+template <int W, class I>
+SS_LANE_INLINE std::uint32_t sign_bits(const I& v) {
+    std::int32_t weights[W];
+    for (int j = 0; j < W; ++j) weights[j] = 1 << j;
+    I bits;
+    std::memcpy(&bits, weights, sizeof bits);
+    bits &= v >> 31;
+    if constexpr (W == 16) {
+        bits |= __builtin_shufflevector(bits, bits, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15);
+        bits |= __builtin_shufflevector(bits, bits, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7);
+        bits |= __builtin_shufflevector(bits, bits, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
+        bits |= __builtin_shufflevector(bits, bits, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    } else if constexpr (W == 8) {
+        bits |= __builtin_shufflevector(bits, bits, 4, 5, 6, 7, 4, 5, 6, 7);
+        bits |= __builtin_shufflevector(bits, bits, 2, 3, 2, 3, 2, 3, 2, 3);
+        bits |= __builtin_shufflevector(bits, bits, 1, 1, 1, 1, 1, 1, 1, 1);
+    } else {
+        bits |= __builtin_shufflevector(bits, bits, 2, 3, 2, 3);
+        bits |= __builtin_shufflevector(bits, bits, 1, 1, 1, 1);
+    }
+    return static_cast<std::uint32_t>(bits[0]);
+}
+
 // order_key() of rank_key.h, lane by lane, with its top bit flipped so that
 // signed comparisons give its unsigned order: order_key(v) >= b exactly when
 // signed_order_keys(v) >= signed_bound(b). (x86 vectors compare signed only.)
