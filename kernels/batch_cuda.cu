@@ -1,14 +1,7 @@
 // The CUDA backend. Exact mode runs the shared row routine (exact_row.h), one
-// thread per row. Fast mode runs one block per row: the same passes as the host
-// twin (fast_row_host.cpp) with block-wide reductions, shared-memory histograms
-// for the radix levels, and CUB to order the few collected candidates. The
-// per-element rules (penalties, keys, thresholds, Philox, Gumbel noise) are the
-// shared __host__ __device__ functions. Every CUDA call's status is checked.
+// thread per row. Fast mode runs the shared fast-mode routine (fast_row.h), one
+// block per row (fast_row_cuda.cuh). Every CUDA call's status is checked.
 #include <cuda_runtime.h>
-
-#include <cub/block/block_radix_sort.cuh>
-#include <cub/block/block_reduce.cuh>
-#include <cub/block/block_scan.cuh>
 
 #include <algorithm>
 #include <memory>
@@ -18,6 +11,7 @@
 
 #include "kernels/cuda_backend.h"
 #include "kernels/exact_row.h"
+#include "kernels/fast_row_cuda.cuh"
 #include "kernels/fast_select.h"
 #include "kernels/history_table.h"
 #include "kernels/philox.h"
@@ -77,6 +71,8 @@ struct DeviceBatch {
     std::uint8_t* mask;
     std::int32_t draws;
     RowResult* results;
+    unsigned long long* gathered;  // fast mode: room for each row's V keys
+    std::uint32_t* history_bits;   // fast mode: a bit per id and row
 };
 
 __device__ HistoryTable row_table(const DeviceBatch& b, std::int64_t row) {
@@ -115,434 +111,32 @@ __global__ void exact_kernel(DeviceBatch b, std::int64_t row_begin, std::int64_t
 
 // ---- fast mode ----------------------------------------------------------------
 
-constexpr int kThreads = 256;
-constexpr int kItemsPerThread = kCandidateCapacity / kThreads;  // 8
-constexpr int kBucketsPerThread = kDigitBuckets / kThreads;     // 8
-
-struct MaxEntry {
-    float value;
-    std::int32_t id;
-    float min_finite;
-};
-struct MaxOp {
-    __device__ MaxEntry operator()(const MaxEntry& a, const MaxEntry& b) const {
-        MaxEntry out;
-        const bool take_b = b.value > a.value || (b.value == a.value && b.id >= 0 && (a.id < 0 || b.id < a.id));
-        out.value = take_b ? b.value : a.value;
-        out.id = take_b ? b.id : a.id;
-        out.min_finite = a.min_finite < b.min_finite ? a.min_finite : b.min_finite;
-        return out;
-    }
-};
-struct RaceEntry {
-    double score;
-    std::int32_t id;
-};
-struct RaceOp {
-    __device__ RaceEntry operator()(const RaceEntry& a, const RaceEntry& b) const {
-        const bool take_b = b.score > a.score || (b.score == a.score && b.id >= 0 && (a.id < 0 || b.id < a.id));
-        return take_b ? b : a;
-    }
-};
-
-using MaxReduce = cub::BlockReduce<MaxEntry, kThreads>;
-using RaceReduce = cub::BlockReduce<RaceEntry, kThreads>;
-using SumReduce = cub::BlockReduce<double, kThreads>;
-using CountReduce = cub::BlockReduce<unsigned long long, kThreads>;
-using WeightScan = cub::BlockScan<double, kThreads>;
-using CountScan = cub::BlockScan<unsigned long long, kThreads>;
-using KeySort = cub::BlockRadixSort<unsigned long long, kThreads, kItemsPerThread>;
-
-struct FastShared {
-    union {
-        typename MaxReduce::TempStorage max_reduce;
-        typename RaceReduce::TempStorage race_reduce;
-        typename SumReduce::TempStorage sum_reduce;
-        typename CountReduce::TempStorage count_reduce;
-        struct {
-            typename WeightScan::TempStorage weight;
-            typename CountScan::TempStorage count;
-        } scan;
-    } reduce;
-    union {
-        struct {
-            std::uint32_t counts[kDigitBuckets];
-            unsigned long long masses[kDigitBuckets];  // fixed point: see MassUnits
-        } histogram;
-        typename KeySort::TempStorage sort;
-    } work;
-    unsigned long long keys[kCandidateCapacity];
-    std::uint32_t key_count;
-    int chosen;
-    int lowest_nonempty;
-    int crossing;
-    unsigned long long above_count;
-    double above_weight;
-    int overflow_id;
-    MaxEntry max;
-    double total;
-};
-
-struct FastRow {
-    const float* row;
-    std::int64_t vocab;
-    HistoryTable table;
-    bool penalised;
-    float max_logit;
-    float inverse_temperature;
-
-    __device__ float value(std::int64_t i) const {
-        float x = row[i];
-        if (penalised) {
-            const std::int64_t slot = history_find(table, static_cast<std::int32_t>(i));
-            if (slot >= 0) x = penalised_f32(table.penalised[slot]);
-        }
-        return x;
-    }
-    __device__ std::uint64_t key(std::int64_t i) const { return rank_key(value(i), static_cast<std::int32_t>(i)); }
-    __device__ float weight(std::uint64_t k, bool by_mass) const {
-        return by_mass ? mass_weight(rank_key_value(k), max_logit, inverse_temperature) : 1.0f;
-    }
-};
-
-// Collects the keys in [lo, hi] into shared memory and sorts them descending.
-__device__ void collect_sorted(FastShared& s, const FastRow& r, std::uint64_t lo, std::uint64_t hi) {
-    if (threadIdx.x == 0) s.key_count = 0;
-    __syncthreads();
-    for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) {
-        const std::uint64_t k = r.key(i);
-        if (k >= lo && k <= hi) {
-            const std::uint32_t at = atomicAdd(&s.key_count, 1U);
-            if (at < kCandidateCapacity) s.keys[at] = k;
-        }
-    }
-    __syncthreads();
-    unsigned long long items[kItemsPerThread];
-    for (int j = 0; j < kItemsPerThread; ++j) {
-        const std::uint32_t at = threadIdx.x * kItemsPerThread + j;
-        items[j] = at < s.key_count ? s.keys[at] : 0ULL;  // 0 is below every real key
-    }
-    __syncthreads();
-    KeySort(s.work.sort).SortDescending(items);
-    __syncthreads();
-    for (int j = 0; j < kItemsPerThread; ++j) s.keys[threadIdx.x * kItemsPerThread + j] = items[j];
-    __syncthreads();
-}
-
-// Walks the first `count` sorted keys from `start_weight`; returns the index of
-// the first whose running weight reaches the target (count - 1 if none).
-__device__ int walk_sorted(FastShared& s, const FastRow& r, std::uint32_t count, bool by_mass, double start_weight,
-                           double target) {
-    double local[kItemsPerThread];
-    double thread_sum = 0.0;
-    for (int j = 0; j < kItemsPerThread; ++j) {
-        const std::uint32_t at = threadIdx.x * kItemsPerThread + j;
-        local[j] = at < count ? static_cast<double>(r.weight(s.keys[at], by_mass)) : 0.0;
-        thread_sum += local[j];
-    }
-    double before = 0.0;
-    if (threadIdx.x == 0) s.crossing = static_cast<int>(count) - 1;
-    __syncthreads();
-    WeightScan(s.reduce.scan.weight).ExclusiveSum(thread_sum, before);
-    double acc = start_weight + before;
-    for (int j = 0; j < kItemsPerThread; ++j) {
-        const std::uint32_t at = threadIdx.x * kItemsPerThread + j;
-        acc += local[j];
-        if (at < count && acc >= target) {
-            atomicMin(&s.crossing, static_cast<int>(at));
-            break;
-        }
-    }
-    __syncthreads();
-    const int crossing = s.crossing;
-    __syncthreads();
-    return crossing;
-}
-
-// Top-p's bucket masses in fixed point: integer atomics give the same sum in
-// any order, so the bucket top-p chooses never depends on how the threads
-// were scheduled (f32 atomicAdd did, so two runs of one batch could keep
-// different sets at a boundary). A weight lies in [0, 1]; with 2^shift units
-// per 1 and shift = 62 - ceil(log2 V), a bucket of up to V weights stays below
-// 2^62. At V = 128,256 one unit is 2^-45 (about 3e-14).
-struct MassUnits {
-    int shift;
-    __device__ explicit MassUnits(std::int64_t vocab) {
-        int bits = 0;
-        while ((1LL << bits) < vocab) ++bits;
-        shift = 62 - bits;
-    }
-    __device__ unsigned long long of(float weight) const {
-        return __double2ull_rn(::ldexp(static_cast<double>(weight), shift));
-    }
-    __device__ double mass(unsigned long long units) const { return ::ldexp(static_cast<double>(units), -shift); }
-};
-
-struct DeviceSelection {
-    std::uint64_t threshold;
-    bool materialised;
-    std::uint32_t count;  // when materialised: keys[0 .. count) is the kept set
-};
-
-__device__ DeviceSelection select_prefix(FastShared& s, const FastRow& r, std::uint64_t lower, bool by_mass, double target) {
-    std::uint64_t lo = lower;
-    std::uint64_t hi = ~0ULL;
-    unsigned long long above_count = 0;
-    double above_weight = 0.0;
-    const MassUnits units(r.vocab);
-    for (int level = 0; level < kSelectLevels; ++level) {
-        const int buckets = 1 << digit_width(level);
-        for (int d = threadIdx.x; d < kDigitBuckets; d += kThreads) {
-            s.work.histogram.counts[d] = 0;
-            s.work.histogram.masses[d] = 0;
-        }
-        if (threadIdx.x == 0) {
-            s.chosen = -1;
-            s.lowest_nonempty = kDigitBuckets;
-        }
-        __syncthreads();
-        for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) {
-            const std::uint64_t k = r.key(i);
-            if (k < lo || k > hi) continue;
-            const std::uint32_t d = key_digit(k, level);
-            atomicAdd(&s.work.histogram.counts[d], 1U);
-            if (by_mass) atomicAdd(&s.work.histogram.masses[d], units.of(r.weight(k, true)));
-        }
-        __syncthreads();
-        // Thread t holds buckets from the top: group g = kThreads - 1 - t.
-        const int group_top = (kThreads - threadIdx.x) * kBucketsPerThread - 1;
-        double group_weight = 0.0;
-        unsigned long long group_count = 0;
-        for (int j = 0; j < kBucketsPerThread; ++j) {
-            const int d = group_top - j;
-            if (d >= buckets) continue;
-            group_count += s.work.histogram.counts[d];
-            group_weight += by_mass ? units.mass(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
-        }
-        double weight_before = 0.0;
-        unsigned long long count_before = 0;
-        WeightScan(s.reduce.scan.weight).ExclusiveSum(group_weight, weight_before);
-        CountScan(s.reduce.scan.count).ExclusiveSum(group_count, count_before);
-        double running = above_weight + weight_before;
-        for (int j = 0; j < kBucketsPerThread; ++j) {
-            const int d = group_top - j;
-            if (d >= buckets || s.work.histogram.counts[d] == 0) continue;
-            atomicMin(&s.lowest_nonempty, d);
-            running += by_mass ? units.mass(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
-            if (running >= target) {
-                atomicMax(&s.chosen, d);
-                break;
-            }
-        }
-        __syncthreads();
-        if (threadIdx.x == 0 && s.chosen < 0) s.chosen = s.lowest_nonempty;
-        __syncthreads();
-        const int chosen = s.chosen;
-        // The owner of the chosen bucket knows the weight of the buckets above it.
-        const int owner_top = group_top;
-        if (chosen <= owner_top && chosen > owner_top - kBucketsPerThread) {
-            double w = above_weight + weight_before;
-            unsigned long long c = above_count + count_before;
-            for (int d = owner_top; d > chosen; --d) {
-                if (d >= buckets) continue;
-                w += by_mass ? units.mass(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
-                c += s.work.histogram.counts[d];
-            }
-            s.above_weight = w;
-            s.above_count = c;
-        }
-        __syncthreads();
-        above_weight = s.above_weight;
-        above_count = s.above_count;
-        const unsigned long long in_bucket = s.work.histogram.counts[chosen];
-        const std::uint64_t bucket_lo = bucket_low(hi, level, static_cast<std::uint32_t>(chosen));
-        const std::uint64_t bucket_hi = bucket_high(hi, level, static_cast<std::uint32_t>(chosen));
-        const std::uint64_t new_lo = lo > bucket_lo ? lo : bucket_lo;
-        const std::uint64_t new_hi = hi < bucket_hi ? hi : bucket_hi;
-        __syncthreads();
-        if (above_count + in_bucket <= kCandidateCapacity) {
-            collect_sorted(s, r, new_lo, ~0ULL);
-            const std::uint32_t count = static_cast<std::uint32_t>(above_count + in_bucket);
-            const int at = walk_sorted(s, r, count, by_mass, 0.0, target);
-            return {s.keys[at], true, static_cast<std::uint32_t>(at + 1)};
-        }
-        if (in_bucket <= kCandidateCapacity) {
-            collect_sorted(s, r, new_lo, new_hi);
-            const int at = walk_sorted(s, r, static_cast<std::uint32_t>(in_bucket), by_mass, above_weight, target);
-            return {s.keys[at], false, 0};
-        }
-        lo = new_lo;
-        hi = new_hi;
-    }
-    return {lo, false, 0};
-}
-
-__global__ void __launch_bounds__(kThreads) fast_kernel(DeviceBatch b) {
+// One block per row runs the shared row routine (fast_row.h) through the
+// block's context (fast_row_cuda.cuh).
+__global__ void __launch_bounds__(kFastThreads) fast_kernel(DeviceBatch b) {
     __shared__ FastShared s;
-    const std::int64_t row_index = blockIdx.x;
-    const RowParams p = b.params[row_index];
-    RowResult* results = b.results + row_index * b.draws;
-    std::uint8_t* mask = b.mask ? b.mask + row_index * b.vocab : nullptr;
-    FastRow r{b.logits + row_index * b.vocab, b.vocab, row_table(b, row_index), false, 0.0f, 1.0f};
-
-    // Penalties: a row that uses none never builds or reads its table.
+    const std::int64_t row = blockIdx.x;
+    const RowParams p = b.params[row];
+    FastRowInput in{b.logits + row * b.vocab,
+                    b.vocab,
+                    row_table(b, row),
+                    nullptr,
+                    b.gathered + row * b.vocab,
+                    b.mask ? b.mask + row * b.vocab : nullptr,
+                    b.results + row * b.draws};
     if (threadIdx.x == 0) s.overflow_id = 0x7FFFFFFF;
-    if (r.table.capacity > 0 && p.uses_penalties()) {
-        const std::int64_t p0 = b.prompt_offsets[row_index], p1 = b.prompt_offsets[row_index + 1];
-        const std::int64_t o0 = b.output_offsets[row_index], o1 = b.output_offsets[row_index + 1];
-        const std::uint32_t mask_bits = r.table.capacity - 1;
-        for (std::int64_t i = threadIdx.x; i < (p1 - p0) + (o1 - o0); i += kThreads) {
-            const bool from_output = i >= p1 - p0;
-            const std::int32_t id = from_output ? b.output_ids[o0 + i - (p1 - p0)] : b.prompt_ids[p0 + i];
-            std::uint32_t slot = history_slot(id, r.table.capacity);
-            for (;;) {
-                const int held = atomicCAS(reinterpret_cast<int*>(r.table.ids + slot), kEmptySlot, id);
-                if (held == kEmptySlot || held == id) break;
-                slot = (slot + 1) & mask_bits;
-            }
-            atomicOr(r.table.in_context + slot, 1U);
-            if (from_output) atomicAdd(r.table.output_count + slot, 1U);
-        }
-        __syncthreads();
-        for (std::uint32_t slot = threadIdx.x; slot < r.table.capacity; slot += kThreads) {
-            const std::int32_t id = r.table.ids[slot];
-            if (id == kEmptySlot) continue;
-            const double x = penalise(static_cast<double>(r.row[id]), r.table.in_context[slot] != 0,
-                                      r.table.output_count[slot], p);
-            r.table.penalised[slot] = x;
-            if (x != x || x == HUGE_VAL) atomicMin(&s.overflow_id, id);
-        }
-        r.penalised = true;
-    }
     __syncthreads();
-    RowResult result;
-    result.draws_after = p.draws_before;
-    if (s.overflow_id != 0x7FFFFFFF) {
-        if (threadIdx.x == 0) {
-            result.error = RowError::PenaltyOverflow;
-            result.error_id = s.overflow_id;
-            for (int j = 0; j < b.draws; ++j) results[j] = result;
-        }
-        return;
+    // Penalties: a row that uses none never builds or reads its table.
+    if (in.table.capacity > 0 && p.uses_penalties()) {
+        std::uint32_t* bits = b.history_bits + row * ((b.vocab + 31) / 32);
+        const std::int64_t p0 = b.prompt_offsets[row];
+        const std::int64_t o0 = b.output_offsets[row];
+        build_history(s, p, in.row, b.vocab, in.table, bits, b.prompt_ids + p0, b.prompt_offsets[row + 1] - p0,
+                      b.output_ids + o0, b.output_offsets[row + 1] - o0);
+        in.penalised_bits = bits;
     }
-
-    // Pass 1: maximum (ties to the lowest id) and smallest finite logit.
-    MaxEntry mine{-HUGE_VALF, -1, HUGE_VALF};
-    for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) {
-        const float x = r.value(i);
-        if (x > mine.value) {
-            mine.value = x;
-            mine.id = static_cast<std::int32_t>(i);
-        }
-        if (x < mine.min_finite && x != -HUGE_VALF) mine.min_finite = x;
-    }
-    const MaxEntry best = MaxReduce(s.reduce.max_reduce).Reduce(mine, MaxOp());
-    if (threadIdx.x == 0) s.max = best;
-    __syncthreads();
-    const MaxEntry max = s.max;
-    if (max.id < 0) {
-        if (threadIdx.x == 0) {
-            result.error = RowError::PenaltyEmptiedRow;
-            for (int j = 0; j < b.draws; ++j) results[j] = result;
-        }
-        return;
-    }
-    // Pass 2: the logprob's normaliser.
-    double partial = 0.0;
-    for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) partial += static_cast<double>(::expf(r.value(i) - max.value));
-    const double partition = SumReduce(s.reduce.sum_reduce).Sum(partial);
-    if (threadIdx.x == 0) s.total = partition;
-    __syncthreads();
-    const double log_partition = ::log(s.total);
-    __syncthreads();
-
-    if (p.greedy()) {
-        if (threadIdx.x == 0) {
-            result.token = max.id;
-            result.kept_count = 1;
-            result.logprob = static_cast<double>(max.value) - static_cast<double>(max.value) - log_partition;
-            for (int j = 0; j < b.draws; ++j) results[j] = result;
-            if (mask) mask[max.id] = 1;
-        }
-        return;
-    }
-    const double largest = fabs(static_cast<double>(max.value)) > fabs(static_cast<double>(max.min_finite))
-                               ? fabs(static_cast<double>(max.value))
-                               : fabs(static_cast<double>(max.min_finite));
-    if (!isfinite(largest / p.temperature)) {
-        if (threadIdx.x == 0) {
-            result.error = RowError::TemperatureOverflow;
-            for (int j = 0; j < b.draws; ++j) results[j] = result;
-        }
-        return;
-    }
-    r.max_logit = max.value;
-    r.inverse_temperature = static_cast<float>(1.0 / p.temperature);
-
-    DeviceSelection kept{lowest_finite_key(), false, 0};
-    if (p.uses_top_k(r.vocab)) kept = select_prefix(s, r, kept.threshold, false, static_cast<double>(p.top_k));
-    if (p.uses_top_p()) {
-        double part = 0.0;
-        if (kept.materialised) {
-            for (std::uint32_t j = threadIdx.x; j < kept.count; j += kThreads) part += r.weight(s.keys[j], true);
-        } else {
-            for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) {
-                const std::uint64_t k = r.key(i);
-                if (k >= kept.threshold) part += r.weight(k, true);
-            }
-        }
-        const double total = SumReduce(s.reduce.sum_reduce).Sum(part);
-        if (threadIdx.x == 0) s.total = total;
-        __syncthreads();
-        const double target = p.top_p * s.total;
-        __syncthreads();
-        if (kept.materialised) {
-            const int at = walk_sorted(s, r, kept.count, true, 0.0, target);
-            kept = {s.keys[at], true, static_cast<std::uint32_t>(at + 1)};
-        } else {
-            kept = select_prefix(s, r, kept.threshold, true, target);
-        }
-    }
-    std::uint64_t threshold = kept.threshold;
-    if (p.uses_min_p()) {
-        const std::uint64_t floor = min_p_threshold(max.value, p.temperature, p.min_p);
-        threshold = floor > threshold ? floor : threshold;
-    }
-
-    // The Gumbel race over the kept set, once per draw.
-    for (int j = 0; j < b.draws; ++j) {
-        const std::uint64_t position = p.draws_before + static_cast<std::uint64_t>(j);
-        RaceEntry lead{-HUGE_VAL, -1};
-        unsigned long long count = 0;
-        const auto race = [&](std::uint64_t k) {
-            if (k < threshold) return;
-            ++count;
-            const std::int32_t id = rank_key_id(k);
-            const double score = gumbel_score(rank_key_value(k), p.temperature, p.seed, position, id);
-            if (score > lead.score || (score == lead.score && id < lead.id)) lead = {score, id};
-        };
-        if (kept.materialised) {
-            for (std::uint32_t i = threadIdx.x; i < kept.count; i += kThreads) race(s.keys[i]);
-        } else {
-            for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) race(r.key(i));
-        }
-        const RaceEntry winner = RaceReduce(s.reduce.race_reduce).Reduce(lead, RaceOp());
-        __syncthreads();
-        const unsigned long long kept_count = CountReduce(s.reduce.count_reduce).Sum(count);
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            result.token = winner.id;
-            result.kept_count = static_cast<std::int32_t>(kept_count);
-            result.logprob = static_cast<double>(r.value(winner.id)) - static_cast<double>(max.value) - log_partition;
-            result.draws_after = position + 1;
-            results[j] = result;
-        }
-    }
-    if (mask) {
-        for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) {
-            if (r.key(i) >= threshold) mask[i] = 1;
-        }
-    }
+    BlockRowContext context(s, in);
+    fast_sample_row(context, b.vocab, p, b.draws);
 }
 
 }  // namespace
@@ -671,10 +265,13 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
     DeviceArray<std::uint8_t> d_mask(batch.kept_mask ? cells : 0);
     d_mask.fill_bytes(0);
 
+    DeviceArray<unsigned long long> d_gathered(batch.fast ? cells : 0);
+    DeviceArray<std::uint32_t> d_history_bits(batch.fast ? static_cast<std::size_t>(rows * ((vocab + 31) / 32)) : 0);
+
     DeviceBatch b{logits, vocab, d_params.get(), d_prompt_offsets.get(), d_prompt_ids.get(), d_output_offsets.get(),
                   d_output_ids.get(), d_table_offsets.get(), d_table_ids.get(), d_table_context.get(),
                   d_table_counts.get(), d_table_penalised.get(), batch.kept_mask ? d_mask.get() : nullptr,
-                  batch.draws, d_results.get()};
+                  batch.draws, d_results.get(), d_gathered.get(), d_history_bits.get()};
 
     EventPair timer;
     timer.start();
@@ -693,7 +290,7 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
             SS_CUDA_CHECK(cudaGetLastError());
         }
     } else {
-        fast_kernel<<<static_cast<unsigned>(rows), kThreads>>>(b);
+        fast_kernel<<<static_cast<unsigned>(rows), kFastThreads>>>(b);
         SS_CUDA_CHECK(cudaGetLastError());
     }
     const double kernel_seconds = timer.stop_seconds();
