@@ -18,6 +18,7 @@
 #include "kernels/fast_row_host.h"
 #include "kernels/history_table.h"
 #include "kernels/tools/batch_compare.h"
+#include "kernels/tools/batch_generate.h"
 #include "kernels/tools/batch_reference.h"
 
 using namespace samplescope;
@@ -282,6 +283,23 @@ private slots:
             QVERIFY(again->kept_mask == first.kept_mask);
             QCOMPARE(again->logprob.size(), first.logprob.size());
             QCOMPARE(std::memcmp(again->logprob.data(), first.logprob.data(), first.logprob.size() * sizeof(double)), 0);
+        }
+    }
+
+    // Full reads of the row per workload (the host twin counts them; the GPU
+    // runs the same routine): every stage two, top-p alone three, greedy one.
+    // The generated rows have a language model's shape and, for every stage,
+    // a history of 1,000 ids that the penalties change.
+    void readsPerRow() {
+        if (kBackend != Backend::Host) QSKIP("the host twin counts the reads");
+        const std::pair<Workload, std::uint64_t> expected[] = {
+            {Workload::EveryStage, 2}, {Workload::TopPOnly, 3}, {Workload::Greedy, 1}};
+        for (const auto& [workload, reads] : expected) {
+            const SyntheticBatch batch = generate_batch(8, kVocab, workload, 7);
+            const BatchInput input = batch.input();
+            const BatchOutput output = run(input, true);  // the kept mask costs no read
+            QCOMPARE(output.row_reads, reads * input.rows);
+            expect_matches_reference(input);
         }
     }
 
