@@ -69,6 +69,7 @@ struct FirstPass {
     std::int32_t argmax = -1;     // the lowest id holding the maximum
     double partition = 0.0;       // sum exp(l - max_logit) over the finite ids
     std::int32_t refused_id = -1; // the first NaN or +inf id of the logits as they came
+    float refused_value = 0.0f;   // its logit
     bool any_finite = false;
 };
 
@@ -237,7 +238,12 @@ SS_HD void fast_sample_row(Ctx& c, std::int64_t vocab, const RowParams& p, std::
     };
     const bool top_k = !p.greedy() && p.uses_top_k(vocab);
     const FirstPass first = c.first_pass();
-    if (first.refused_id >= 0) return fail(RowError::RefusedLogit, first.refused_id);
+    if (first.refused_id >= 0) {
+        // The refused logit travels in the logprob, for the message of a
+        // batch whose logits the host cannot read.
+        result.logprob = static_cast<double>(first.refused_value);
+        return fail(RowError::RefusedLogit, first.refused_id);
+    }
     if (!first.any_finite) return fail(RowError::NoFiniteLogit, -1);
     const std::int32_t overflow = c.overflow_id();
     if (overflow >= 0) return fail(RowError::PenaltyOverflow, overflow);

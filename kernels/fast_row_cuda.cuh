@@ -26,6 +26,7 @@ struct FirstPartial {
     std::int32_t argmax;  // the lowest id holding max_logit
     float min_logit;
     std::int32_t refused_id;  // the lowest NaN or +inf id, 0x7FFFFFFF when none
+    float refused_value;      // its logit
     int any_finite;
 };
 struct FirstMerge {
@@ -39,6 +40,7 @@ struct FirstMerge {
                         rescale_partition(b.partition, b.max_logit, out.max_logit);
         out.min_logit = a.min_logit < b.min_logit ? a.min_logit : b.min_logit;
         out.refused_id = a.refused_id < b.refused_id ? a.refused_id : b.refused_id;
+        out.refused_value = a.refused_id < b.refused_id ? a.refused_value : b.refused_value;
         out.any_finite = a.any_finite | b.any_finite;
         return out;
     }
@@ -102,11 +104,14 @@ public:
     __device__ BlockRowContext(FastShared& s, const FastRowInput& in) : s_(s), in_(in), units_(in.vocab) {}
 
     __device__ FirstPass first_pass() {
-        FirstPartial mine{-HUGE_VALF, 0.0, -1, HUGE_VALF, 0x7FFFFFFF, 0};
+        FirstPartial mine{-HUGE_VALF, 0.0, -1, HUGE_VALF, 0x7FFFFFFF, 0.0f, 0};
         const bool sampled = s_.overflow_id == 0x7FFFFFFF;
         for_each_value([&](std::int32_t id, float raw) {
             if (!(raw < HUGE_VALF)) {
-                if (id < mine.refused_id) mine.refused_id = id;
+                if (id < mine.refused_id) {
+                    mine.refused_id = id;
+                    mine.refused_value = raw;
+                }
                 return;
             }
             if (raw > -HUGE_VALF) mine.any_finite = 1;
@@ -132,6 +137,7 @@ public:
         pass.argmax = block.argmax;
         pass.partition = block.partition;
         pass.refused_id = block.refused_id == 0x7FFFFFFF ? -1 : block.refused_id;
+        pass.refused_value = block.refused_value;
         pass.any_finite = block.any_finite != 0;
         return pass;
     }

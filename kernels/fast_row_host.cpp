@@ -291,7 +291,10 @@ public:
             pass.min_logit = std::min(pass.min_logit, scan.min_logit);
             if (pass.max_logit > -kInf) pass.partition += block_partition_best(block, n, pass.max_logit);
         });
-        if (refused) pass.refused_id = first_refused(row_, vocab_);
+        if (refused) {
+            pass.refused_id = first_refused(row_, vocab_);
+            pass.refused_value = row_[pass.refused_id];
+        }
         return pass;
     }
 
