@@ -73,6 +73,11 @@ struct DeviceBatch {
     RowResult* results;
     unsigned long long* gathered;  // fast mode: room for each row's V keys
     std::uint32_t* history_bits;   // fast mode: a bit per id and row
+    // Fast mode's split path: per row and part the first read's partial, per
+    // row the count of keys gathered and the lowest id a penalty overflowed.
+    FirstPartial* partials;
+    unsigned long long* gathered_totals;
+    int* overflow_ids;
 };
 
 __device__ HistoryTable row_table(const DeviceBatch& b, std::int64_t row) {
@@ -111,12 +116,8 @@ __global__ void exact_kernel(DeviceBatch b, std::int64_t row_begin, std::int64_t
 
 // ---- fast mode ----------------------------------------------------------------
 
-// One block per row runs the shared row routine (fast_row.h) through the
-// block's context (fast_row_cuda.cuh).
-__global__ void __launch_bounds__(kFastThreads) fast_kernel(DeviceBatch b) {
-    __shared__ FastShared s;
-    const std::int64_t row = blockIdx.x;
-    const RowParams p = b.params[row];
+// What fast mode reads of row `row`; the history's bits when it has one.
+__device__ FastRowInput fast_input(const DeviceBatch& b, std::int64_t row, const RowParams& p) {
     FastRowInput in{b.logits + row * b.vocab,
                     b.vocab,
                     row_table(b, row),
@@ -124,19 +125,76 @@ __global__ void __launch_bounds__(kFastThreads) fast_kernel(DeviceBatch b) {
                     b.gathered + row * b.vocab,
                     b.mask ? b.mask + row * b.vocab : nullptr,
                     b.results + row * b.draws};
-    if (threadIdx.x == 0) s.overflow_id = 0x7FFFFFFF;
-    __syncthreads();
-    // Penalties: a row that uses none never builds or reads its table.
-    if (in.table.capacity > 0 && p.uses_penalties()) {
-        std::uint32_t* bits = b.history_bits + row * ((b.vocab + 31) / 32);
-        const std::int64_t p0 = b.prompt_offsets[row];
-        const std::int64_t o0 = b.output_offsets[row];
-        build_history(s, p, in.row, b.vocab, in.table, bits, b.prompt_ids + p0, b.prompt_offsets[row + 1] - p0,
-                      b.output_ids + o0, b.output_offsets[row + 1] - o0);
-        in.penalised_bits = bits;
+    if (in.table.capacity > 0 && p.uses_penalties()) in.penalised_bits = b.history_bits + row * ((b.vocab + 31) / 32);
+    return in;
+}
+
+__device__ void fast_history(const DeviceBatch& b, std::int64_t row, const RowParams& p, const FastRowInput& in,
+                             int& overflow_id) {
+    if (!in.penalised_bits) return;
+    const std::int64_t p0 = b.prompt_offsets[row];
+    const std::int64_t o0 = b.output_offsets[row];
+    HistoryTable table = in.table;
+    build_history(overflow_id, p, in.row, b.vocab, table, in.penalised_bits,
+                  b.prompt_ids + p0, b.prompt_offsets[row + 1] - p0, b.output_ids + o0, b.output_offsets[row + 1] - o0);
+}
+
+// One block per row runs the shared row routine (fast_row.h) through the
+// block's context (fast_row_cuda.cuh). With `parts` > 0 the row was split
+// across blocks by the kernels below: its history, its first read and
+// top-k's gather are done.
+__global__ void __launch_bounds__(kFastThreads) fast_kernel(DeviceBatch b, int parts) {
+    __shared__ FastShared s;
+    const std::int64_t row = blockIdx.x;
+    const RowParams p = b.params[row];
+    FastRowInput in = fast_input(b, row, p);
+    if (parts > 0) {
+        in.partials = b.partials + row * parts;
+        in.parts = parts;
+        in.gathered_total = b.gathered_totals + row;
+        if (threadIdx.x == 0) s.overflow_id = b.overflow_ids[row];
+        __syncthreads();
+    } else {
+        if (threadIdx.x == 0) s.overflow_id = 0x7FFFFFFF;
+        __syncthreads();
+        // Penalties: a row that uses none never builds or reads its table.
+        fast_history(b, row, p, in, s.overflow_id);
     }
     BlockRowContext context(s, in);
     fast_sample_row(context, b.vocab, p, b.draws);
+}
+
+// The split path for batches too small to fill the GPU one block per row:
+// the history (a block per row), then the first read and top-k's gather in
+// `parts` blocks per row (grid parts x rows), then fast_kernel.
+__global__ void __launch_bounds__(kFastThreads) fast_history_kernel(DeviceBatch b) {
+    __shared__ int overflow_id;
+    const std::int64_t row = blockIdx.x;
+    const RowParams p = b.params[row];
+    const FastRowInput in = fast_input(b, row, p);
+    if (threadIdx.x == 0) overflow_id = 0x7FFFFFFF;
+    __syncthreads();
+    fast_history(b, row, p, in, overflow_id);
+    __syncthreads();
+    if (threadIdx.x == 0) b.overflow_ids[row] = overflow_id;
+}
+
+__global__ void __launch_bounds__(kFastThreads) fast_first_kernel(DeviceBatch b, int parts) {
+    __shared__ typename FirstReduce::TempStorage temp;
+    const std::int64_t row = blockIdx.y;
+    const RowParams p = b.params[row];
+    const FastRowInput in = fast_input(b, row, p);
+    const bool sampled = b.overflow_ids[row] == 0x7FFFFFFF;
+    first_read_part(temp, in, sampled, static_cast<int>(blockIdx.x), parts, b.partials + row * parts + blockIdx.x);
+}
+
+__global__ void __launch_bounds__(kFastThreads) fast_gather_kernel(DeviceBatch b, int parts) {
+    const std::int64_t row = blockIdx.y;
+    const RowParams p = b.params[row];
+    if (p.greedy() || !p.uses_top_k(b.vocab) || b.overflow_ids[row] != 0x7FFFFFFF) return;
+    const FirstPartial all = merge_parts(b.partials + row * parts, parts);
+    if (all.refused_id != 0x7FFFFFFF || !all.any_finite || !(all.max_logit > -HUGE_VALF)) return;
+    gather_part(fast_input(b, row, p), all, static_cast<int>(blockIdx.x), parts, b.gathered_totals + row);
 }
 
 }  // namespace
@@ -222,6 +280,35 @@ double cuda_copy_bandwidth(std::size_t bytes) {
     return 2.0 * static_cast<double>(bytes) * repeats / seconds;
 }
 
+namespace {
+
+// The GPU's multiprocessors, asked once.
+int multiprocessors() {
+    static const int count = [] {
+        int device = 0;
+        int value = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+            cudaGetLastError();
+            return 1;
+        }
+        return value > 0 ? value : 1;
+    }();
+    return count;
+}
+
+// How many blocks share each row's first read and gather: enough for about
+// two blocks per multiprocessor when the rows alone are too few, each part at
+// least 1,024 ids; 0 (one block per row) when the rows fill the GPU.
+int split_parts(std::int64_t rows, std::int64_t vocab) {
+    const std::int64_t wanted = (2 * static_cast<std::int64_t>(multiprocessors()) + rows - 1) / rows;
+    const std::int64_t most = std::min<std::int64_t>(256, vocab / 1024);
+    const std::int64_t parts = std::min(wanted, most);
+    return parts > 1 ? static_cast<int>(parts) : 0;
+}
+
+}  // namespace
+
 double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::vector<std::uint8_t>& mask) {
     const std::int64_t rows = batch.rows;
     const std::int64_t vocab = batch.vocab;
@@ -267,11 +354,17 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
 
     DeviceArray<unsigned long long> d_gathered(batch.fast ? cells : 0);
     DeviceArray<std::uint32_t> d_history_bits(batch.fast ? static_cast<std::size_t>(rows * ((vocab + 31) / 32)) : 0);
+    const int parts = batch.fast ? split_parts(rows, vocab) : 0;
+    DeviceArray<FirstPartial> d_partials(static_cast<std::size_t>(rows * parts));
+    DeviceArray<unsigned long long> d_gathered_totals(parts > 0 ? static_cast<std::size_t>(rows) : 0);
+    DeviceArray<int> d_overflow_ids(parts > 0 ? static_cast<std::size_t>(rows) : 0);
+    d_gathered_totals.fill_bytes(0);
 
     DeviceBatch b{logits, vocab, d_params.get(), d_prompt_offsets.get(), d_prompt_ids.get(), d_output_offsets.get(),
                   d_output_ids.get(), d_table_offsets.get(), d_table_ids.get(), d_table_context.get(),
                   d_table_counts.get(), d_table_penalised.get(), batch.kept_mask ? d_mask.get() : nullptr,
-                  batch.draws, d_results.get(), d_gathered.get(), d_history_bits.get()};
+                  batch.draws, d_results.get(), d_gathered.get(), d_history_bits.get(), d_partials.get(),
+                  d_gathered_totals.get(), d_overflow_ids.get()};
 
     EventPair timer;
     timer.start();
@@ -290,7 +383,16 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
             SS_CUDA_CHECK(cudaGetLastError());
         }
     } else {
-        fast_kernel<<<static_cast<unsigned>(rows), kFastThreads>>>(b);
+        if (parts > 0) {
+            const dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(rows));
+            fast_history_kernel<<<static_cast<unsigned>(rows), kFastThreads>>>(b);
+            SS_CUDA_CHECK(cudaGetLastError());
+            fast_first_kernel<<<grid, kFastThreads>>>(b, parts);
+            SS_CUDA_CHECK(cudaGetLastError());
+            fast_gather_kernel<<<grid, kFastThreads>>>(b, parts);
+            SS_CUDA_CHECK(cudaGetLastError());
+        }
+        fast_kernel<<<static_cast<unsigned>(rows), kFastThreads>>>(b, parts);
         SS_CUDA_CHECK(cudaGetLastError());
     }
     const double kernel_seconds = timer.stop_seconds();

@@ -63,6 +63,15 @@ namespace samplescope::batch {
 // them, as it does in most rows.
 inline constexpr int kWindowDigits = 8;
 
+// The lowest key top-k gathers first: kWindowDigits level-0 digits below
+// the maximum's, and never below the lowest finite key.
+SS_HD inline std::uint64_t window_floor_key(float max_logit) {
+    const int top = static_cast<int>(order_key(max_logit) >> (32 - kDigitBits));
+    const int lowest = static_cast<int>(lowest_finite_key() >> (64 - kDigitBits));
+    const int floor = top - kWindowDigits > lowest ? top - kWindowDigits : lowest;
+    return static_cast<std::uint64_t>(floor) << (64 - kDigitBits);
+}
+
 struct FirstPass {
     float max_logit = -HUGE_VALF;
     float min_logit = HUGE_VALF;  // the smallest finite logit
@@ -182,11 +191,8 @@ SS_HD FastSelection select_prefix(Ctx& c, std::uint64_t lower, bool by_mass, dou
         if (level == 0 && first) {
             // Top-k's k-th key usually lies a few digits below the maximum:
             // the keys there are gathered (one read of the row) and counted.
-            const int top = static_cast<int>(order_key(first->max_logit) >> (32 - kDigitBits));
-            const int lowest = static_cast<int>(lowest_finite_key() >> (64 - kDigitBits));
-            const int floor = top - kWindowDigits > lowest ? top - kWindowDigits : lowest;
             const std::uint64_t floor_key =
-                c.cover_top(static_cast<std::uint64_t>(floor) << (64 - kDigitBits), static_cast<std::uint64_t>(target));
+                c.cover_top(window_floor_key(first->max_logit), static_cast<std::uint64_t>(target));
             const Histogram h = c.histogram(0, floor_key, hi, false);
             choice = c.choose(h.top, static_cast<int>(floor_key >> (64 - kDigitBits)), false, target, 0, 0);
             c.branches().top_k_window = choice.reached;

@@ -93,41 +93,94 @@ struct FastRowInput {
     const float* row;
     std::int64_t vocab;
     HistoryTable table;
-    const std::uint32_t* penalised_bits;  // a bit per id, null when no penalty runs
+    std::uint32_t* penalised_bits;        // a bit per id, null when no penalty runs
     unsigned long long* gathered;         // room for the row's V keys
     std::uint8_t* mask;                   // null when not asked for
     RowResult* results;
+    // A row split across blocks (small batches): the first read's partials,
+    // one per part, and the count of keys already gathered from the window
+    // below the maximum (null when the row was not gathered).
+    const FirstPartial* partials = nullptr;
+    int parts = 0;
+    const unsigned long long* gathered_total = nullptr;
 };
+
+// The penalised logit: one bit test for an id without history.
+__device__ inline float penalised_logit(const std::uint32_t* bits, const HistoryTable& table, std::int32_t id,
+                                        float raw) {
+    if (!bits || !((bits[id >> 5] >> (id & 31)) & 1U)) return raw;
+    const std::int64_t slot = history_find(table, id);
+    return slot >= 0 ? penalised_f32(table.penalised[slot]) : raw;
+}
+
+// f(id, logit as it came) for ids [begin, end) (begin a multiple of 4) split
+// over the block's threads, each in increasing id order: four at a time with
+// one 16-byte load when the row is aligned for it.
+template <class F>
+__device__ void for_each_value_in(const float* row, std::int64_t begin, std::int64_t end, F&& f) {
+    std::int64_t done = begin;
+    if ((reinterpret_cast<std::uintptr_t>(row) & 15U) == 0) {
+        const auto* quads = reinterpret_cast<const float4*>(row);
+        const std::int64_t last = end / 4;
+        for (std::int64_t q = begin / 4 + threadIdx.x; q < last; q += kFastThreads) {
+            const float4 x = quads[q];
+            const auto id = static_cast<std::int32_t>(q * 4);
+            f(id, x.x);
+            f(id + 1, x.y);
+            f(id + 2, x.z);
+            f(id + 3, x.w);
+        }
+        done = last * 4 > begin ? last * 4 : begin;
+    }
+    for (std::int64_t i = done + threadIdx.x; i < end; i += kFastThreads) f(static_cast<std::int32_t>(i), row[i]);
+}
+
+// The first read's work for one id (BlockRowContext::first_pass and the
+// split path's first kernel).
+__device__ inline void first_read(FirstPartial& mine, std::int32_t id, float raw, float x, bool sampled) {
+    if (!(raw < HUGE_VALF)) {
+        if (id < mine.refused_id) {
+            mine.refused_id = id;
+            mine.refused_value = raw;
+        }
+        return;
+    }
+    if (raw > -HUGE_VALF) mine.any_finite = 1;
+    if (!sampled || !(x > -HUGE_VALF)) return;
+    if (x > mine.max_logit) {
+        mine.partition = rescale_partition(mine.partition, mine.max_logit, x);
+        mine.max_logit = x;
+        mine.argmax = id;
+    }
+    mine.partition += static_cast<double>(exp_nonpositive_f32(x - mine.max_logit));
+    if (x < mine.min_logit) mine.min_logit = x;
+}
+
+__device__ inline FirstPartial no_partial() { return FirstPartial{-HUGE_VALF, 0.0, -1, HUGE_VALF, 0x7FFFFFFF, 0.0f, 0}; }
+
+// A split row's partials merged in part order (the same on every run).
+__device__ inline FirstPartial merge_parts(const FirstPartial* partials, int parts) {
+    FirstPartial all = partials[0];
+    for (int c = 1; c < parts; ++c) all = FirstMerge()(all, partials[c]);
+    return all;
+}
 
 class BlockRowContext {
 public:
     __device__ BlockRowContext(FastShared& s, const FastRowInput& in) : s_(s), in_(in), units_(in.vocab) {}
 
     __device__ FirstPass first_pass() {
-        FirstPartial mine{-HUGE_VALF, 0.0, -1, HUGE_VALF, 0x7FFFFFFF, 0.0f, 0};
-        const bool sampled = s_.overflow_id == 0x7FFFFFFF;
-        for_each_value([&](std::int32_t id, float raw) {
-            if (!(raw < HUGE_VALF)) {
-                if (id < mine.refused_id) {
-                    mine.refused_id = id;
-                    mine.refused_value = raw;
-                }
-                return;
-            }
-            if (raw > -HUGE_VALF) mine.any_finite = 1;
-            if (!sampled) return;
-            const float x = penalised(id, raw);
-            if (!(x > -HUGE_VALF)) return;
-            if (x > mine.max_logit) {
-                mine.partition = rescale_partition(mine.partition, mine.max_logit, x);
-                mine.max_logit = x;
-                mine.argmax = id;
-            }
-            mine.partition += static_cast<double>(exp_nonpositive_f32(x - mine.max_logit));
-            if (x < mine.min_logit) mine.min_logit = x;
-        });
-        const FirstPartial all = FirstReduce(s_.reduce.first).Reduce(mine, FirstMerge());
-        if (threadIdx.x == 0) s_.first = all;
+        if (in_.partials) {
+            if (threadIdx.x == 0) s_.first = merge_parts(in_.partials, in_.parts);
+        } else {
+            FirstPartial mine = no_partial();
+            const bool sampled = s_.overflow_id == 0x7FFFFFFF;
+            for_each_value_in(in_.row, 0, in_.vocab, [&](std::int32_t id, float raw) {
+                first_read(mine, id, raw, penalised(id, raw), sampled);
+            });
+            const FirstPartial all = FirstReduce(s_.reduce.first).Reduce(mine, FirstMerge());
+            if (threadIdx.x == 0) s_.first = all;
+        }
         __syncthreads();
         const FirstPartial block = s_.first;
         __syncthreads();
@@ -276,6 +329,12 @@ public:
     // The contract allows the floor to stay at lo: the block gathers every
     // key from there (the window below the maximum holds few).
     __device__ std::uint64_t cover_top(std::uint64_t lo, std::uint64_t) {
+        if (in_.gathered_total && lo == window_floor_key(s_.first.max_logit)) {
+            gathered_count_ = *in_.gathered_total;  // the split path's gather
+            gathered_floor_ = lo;
+            gathered_valid_ = true;
+            return lo;
+        }
         cover(lo);
         return lo;
     }
@@ -337,36 +396,11 @@ private:
         return key_weight(key, by_mass, max_logit_, inverse_temperature_, units_);
     }
 
-    // The penalised logit: one bit test for an id without history.
     __device__ float penalised(std::int32_t id, float raw) const {
-        if (!in_.penalised_bits || !((in_.penalised_bits[id >> 5] >> (id & 31)) & 1U)) return raw;
-        const std::int64_t slot = history_find(in_.table, id);
-        return slot >= 0 ? penalised_f32(in_.table.penalised[slot]) : raw;
+        return penalised_logit(in_.penalised_bits, in_.table, id, raw);
     }
 
     __device__ bool covered(std::uint64_t lo) const { return gathered_valid_ && lo >= gathered_floor_; }
-
-    // f(id, logit as it came) for this thread's ids, in increasing id order:
-    // four at a time with one 16-byte load when the row is aligned for it.
-    template <class F>
-    __device__ void for_each_value(F&& f) const {
-        const std::int64_t vocab = in_.vocab;
-        std::int64_t done = 0;
-        if ((reinterpret_cast<std::uintptr_t>(in_.row) & 15U) == 0) {
-            const auto* quads = reinterpret_cast<const float4*>(in_.row);
-            const std::int64_t count = vocab / 4;
-            for (std::int64_t q = threadIdx.x; q < count; q += kFastThreads) {
-                const float4 x = quads[q];
-                const auto id = static_cast<std::int32_t>(q * 4);
-                f(id, x.x);
-                f(id + 1, x.y);
-                f(id + 2, x.z);
-                f(id + 3, x.w);
-            }
-            done = count * 4;
-        }
-        for (std::int64_t i = done + threadIdx.x; i < vocab; i += kFastThreads) f(static_cast<std::int32_t>(i), in_.row[i]);
-    }
 
     // f(key) for every rank key in [lo, hi]: from the gathered keys when they
     // cover lo, else from one read of the row.
@@ -379,7 +413,7 @@ private:
             }
             return;
         }
-        for_each_value([&](std::int32_t id, float raw) {
+        for_each_value_in(in_.row, 0, in_.vocab, [&](std::int32_t id, float raw) {
             const std::uint64_t key = rank_key(penalised(id, raw), id);
             if (key >= lo && key <= hi) f(key);
         });
@@ -399,7 +433,7 @@ private:
 // The row's history into its table, with atomics (the same layout the host
 // twin fills one id at a time), the penalised logits, the lowest id a
 // penalty overflowed, and a bit per penalised id.
-__device__ inline void build_history(FastShared& s, const RowParams& p, const float* row, std::int64_t vocab,
+__device__ inline void build_history(int& overflow_id, const RowParams& p, const float* row, std::int64_t vocab,
                                      HistoryTable& table, std::uint32_t* bits, const std::int32_t* prompt,
                                      std::int64_t prompt_length, const std::int32_t* output,
                                      std::int64_t output_length) {
@@ -430,9 +464,48 @@ __device__ inline void build_history(FastShared& s, const RowParams& p, const fl
         if (id == kEmptySlot) continue;
         const double x = penalise(static_cast<double>(row[id]), table.in_context[slot] != 0, table.output_count[slot], p);
         table.penalised[slot] = x;
-        if (x != x || x == HUGE_VAL) atomicMin(&s.overflow_id, id);
+        if (x != x || x == HUGE_VAL) atomicMin(&overflow_id, id);
     }
     __syncthreads();
+}
+
+// ---- a row split across blocks (small batches) --------------------------------
+
+// The ids of part `part` of `parts`: multiples of 4 wide, so 16-byte loads
+// stay aligned.
+__device__ inline void part_range(std::int64_t vocab, int part, int parts, std::int64_t& begin, std::int64_t& end) {
+    const std::int64_t quads = (vocab + 3) / 4;
+    const std::int64_t per = (quads + parts - 1) / parts;
+    begin = per * part * 4 < vocab ? per * part * 4 : vocab;
+    end = per * (part + 1) * 4 < vocab ? per * (part + 1) * 4 : vocab;
+}
+
+// The first read of one part of a row.
+__device__ inline void first_read_part(typename FirstReduce::TempStorage& temp, const FastRowInput& in, bool sampled, int part, int parts,
+                                       FirstPartial* out) {
+    std::int64_t begin = 0;
+    std::int64_t end = 0;
+    part_range(in.vocab, part, parts, begin, end);
+    FirstPartial mine = no_partial();
+    for_each_value_in(in.row, begin, end, [&](std::int32_t id, float raw) {
+        first_read(mine, id, raw, penalised_logit(in.penalised_bits, in.table, id, raw), sampled);
+    });
+    const FirstPartial all = FirstReduce(temp).Reduce(mine, FirstMerge());
+    if (threadIdx.x == 0) *out = all;
+}
+
+// Top-k's gather of one part of a row: the keys from window_floor_key() of
+// the row's maximum up, counted in `total`.
+__device__ inline void gather_part(const FastRowInput& in, const FirstPartial& row_first, int part, int parts,
+                                   unsigned long long* total) {
+    const std::uint64_t floor = window_floor_key(row_first.max_logit);
+    std::int64_t begin = 0;
+    std::int64_t end = 0;
+    part_range(in.vocab, part, parts, begin, end);
+    for_each_value_in(in.row, begin, end, [&](std::int32_t id, float raw) {
+        const std::uint64_t key = rank_key(penalised_logit(in.penalised_bits, in.table, id, raw), id);
+        if (key >= floor) in.gathered[atomicAdd(total, 1ULL)] = key;
+    });
 }
 
 }  // namespace samplescope::batch
