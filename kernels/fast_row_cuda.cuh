@@ -284,6 +284,7 @@ public:
             thread_sum += local[j];
         }
         if (threadIdx.x == 0) s_.crossing = static_cast<int>(n) - 1;
+        __syncthreads();
         unsigned long long before = 0;
         UnitsScan(s_.reduce.scan).ExclusiveSum(thread_sum, before);
         unsigned long long running = start + before;
