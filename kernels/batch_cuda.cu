@@ -116,27 +116,27 @@ __global__ void exact_kernel(DeviceBatch b, std::int64_t row_begin, std::int64_t
 
 // ---- fast mode ----------------------------------------------------------------
 
-// What fast mode reads of row `row`; the history's bits when it has one.
-__device__ FastRowInput fast_input(const DeviceBatch& b, std::int64_t row, const RowParams& p) {
-    FastRowInput in{b.logits + row * b.vocab,
-                    b.vocab,
-                    row_table(b, row),
-                    nullptr,
-                    b.gathered + row * b.vocab,
-                    b.mask ? b.mask + row * b.vocab : nullptr,
-                    b.results + row * b.draws};
-    if (in.table.capacity > 0 && p.uses_penalties()) in.penalised_bits = b.history_bits + row * ((b.vocab + 31) / 32);
-    return in;
-}
-
-__device__ void fast_history(const DeviceBatch& b, std::int64_t row, const RowParams& p, const FastRowInput& in,
-                             int& overflow_id) {
-    if (!in.penalised_bits) return;
+// Row `row`'s fast-mode job; the history's bits when it has one.
+__device__ FastRowJob fast_job(const DeviceBatch& b, std::int64_t row) {
+    FastRowJob job;
+    job.p = b.params[row];
+    job.in = FastRowInput{b.logits + row * b.vocab,
+                          b.vocab,
+                          row_table(b, row),
+                          nullptr,
+                          b.gathered + row * b.vocab,
+                          b.mask ? b.mask + row * b.vocab : nullptr,
+                          b.results + row * b.draws};
+    if (job.in.table.capacity > 0 && job.p.uses_penalties()) {
+        job.in.penalised_bits = b.history_bits + row * ((b.vocab + 31) / 32);
+    }
     const std::int64_t p0 = b.prompt_offsets[row];
     const std::int64_t o0 = b.output_offsets[row];
-    HistoryTable table = in.table;
-    build_history(overflow_id, p, in.row, b.vocab, table, in.penalised_bits,
-                  b.prompt_ids + p0, b.prompt_offsets[row + 1] - p0, b.output_ids + o0, b.output_offsets[row + 1] - o0);
+    job.prompt = b.prompt_ids + p0;
+    job.prompt_length = b.prompt_offsets[row + 1] - p0;
+    job.output = b.output_ids + o0;
+    job.output_length = b.output_offsets[row + 1] - o0;
+    return job;
 }
 
 // One block per row runs the shared row routine (fast_row.h) through the
@@ -146,22 +146,13 @@ __device__ void fast_history(const DeviceBatch& b, std::int64_t row, const RowPa
 __global__ void __launch_bounds__(kFastThreads) fast_kernel(DeviceBatch b, int parts) {
     __shared__ FastShared s;
     const std::int64_t row = blockIdx.x;
-    const RowParams p = b.params[row];
-    FastRowInput in = fast_input(b, row, p);
+    FastRowJob job = fast_job(b, row);
     if (parts > 0) {
-        in.partials = b.partials + row * parts;
-        in.parts = parts;
-        in.gathered_total = b.gathered_totals + row;
-        if (threadIdx.x == 0) s.overflow_id = b.overflow_ids[row];
-        __syncthreads();
-    } else {
-        if (threadIdx.x == 0) s.overflow_id = 0x7FFFFFFF;
-        __syncthreads();
-        // Penalties: a row that uses none never builds or reads its table.
-        fast_history(b, row, p, in, s.overflow_id);
+        job.in.partials = b.partials + row * parts;
+        job.in.parts = parts;
+        job.in.gathered_total = b.gathered_totals + row;
     }
-    BlockRowContext context(s, in);
-    fast_sample_row(context, b.vocab, p, b.draws);
+    fast_row_block(s, job, b.draws, parts > 0 ? b.overflow_ids + row : nullptr);
 }
 
 // The split path for batches too small to fill the GPU one block per row:
@@ -170,11 +161,9 @@ __global__ void __launch_bounds__(kFastThreads) fast_kernel(DeviceBatch b, int p
 __global__ void __launch_bounds__(kFastThreads) fast_history_kernel(DeviceBatch b) {
     __shared__ int overflow_id;
     const std::int64_t row = blockIdx.x;
-    const RowParams p = b.params[row];
-    const FastRowInput in = fast_input(b, row, p);
-    if (threadIdx.x == 0) overflow_id = 0x7FFFFFFF;
+    if (threadIdx.x == 0) overflow_id = kNoOverflow;
     __syncthreads();
-    fast_history(b, row, p, in, overflow_id);
+    history_block(overflow_id, fast_job(b, row));
     __syncthreads();
     if (threadIdx.x == 0) b.overflow_ids[row] = overflow_id;
 }
@@ -182,19 +171,14 @@ __global__ void __launch_bounds__(kFastThreads) fast_history_kernel(DeviceBatch 
 __global__ void __launch_bounds__(kFastThreads) fast_first_kernel(DeviceBatch b, int parts) {
     __shared__ typename FirstReduce::TempStorage temp;
     const std::int64_t row = blockIdx.y;
-    const RowParams p = b.params[row];
-    const FastRowInput in = fast_input(b, row, p);
-    const bool sampled = b.overflow_ids[row] == 0x7FFFFFFF;
-    first_read_part(temp, in, sampled, static_cast<int>(blockIdx.x), parts, b.partials + row * parts + blockIdx.x);
+    first_part_block(temp, fast_job(b, row), b.overflow_ids[row], static_cast<int>(blockIdx.x), parts,
+                     b.partials + row * parts + blockIdx.x);
 }
 
 __global__ void __launch_bounds__(kFastThreads) fast_gather_kernel(DeviceBatch b, int parts) {
     const std::int64_t row = blockIdx.y;
-    const RowParams p = b.params[row];
-    if (p.greedy() || !p.uses_top_k(b.vocab) || b.overflow_ids[row] != 0x7FFFFFFF) return;
-    const FirstPartial all = merge_parts(b.partials + row * parts, parts);
-    if (all.refused_id != 0x7FFFFFFF || !all.any_finite || !(all.max_logit > -HUGE_VALF)) return;
-    gather_part(fast_input(b, row, p), all, static_cast<int>(blockIdx.x), parts, b.gathered_totals + row);
+    gather_part_block(fast_job(b, row), b.overflow_ids[row], b.partials + row * parts, static_cast<int>(blockIdx.x),
+                      parts, b.gathered_totals + row);
 }
 
 }  // namespace

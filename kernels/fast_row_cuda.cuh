@@ -509,4 +509,54 @@ __device__ inline void gather_part(const FastRowInput& in, const FirstPartial& r
     });
 }
 
+// ---- what one block does: the kernels of batch_cuda.cu are these ------------
+
+// One row's job: its inputs, parameters and history.
+struct FastRowJob {
+    FastRowInput in;
+    RowParams p;
+    const std::int32_t* prompt;
+    std::int64_t prompt_length;
+    const std::int32_t* output;
+    std::int64_t output_length;
+};
+
+constexpr int kNoOverflow = 0x7FFFFFFF;
+
+// The row's history table and bits (a row without penalties has no bits and
+// never builds or reads its table); the lowest overflowed id into overflow_id.
+__device__ inline void history_block(int& overflow_id, const FastRowJob& job) {
+    if (!job.in.penalised_bits) return;
+    HistoryTable table = job.in.table;
+    build_history(overflow_id, job.p, job.in.row, job.in.vocab, table, job.in.penalised_bits, job.prompt,
+                  job.prompt_length, job.output, job.output_length);
+}
+
+// The whole row in one block. `split_overflow` is null unless the split
+// path's blocks below ran first (job.in then carries their partials and gather).
+__device__ inline void fast_row_block(FastShared& s, const FastRowJob& job, std::int32_t draws,
+                                      const int* split_overflow) {
+    if (threadIdx.x == 0) s.overflow_id = split_overflow ? *split_overflow : kNoOverflow;
+    __syncthreads();
+    if (!split_overflow) history_block(s.overflow_id, job);
+    BlockRowContext context(s, job.in);
+    fast_sample_row(context, job.in.vocab, job.p, draws);
+}
+
+// The split path: one part of the row's first read.
+__device__ inline void first_part_block(typename FirstReduce::TempStorage& temp, const FastRowJob& job,
+                                        int overflow_id, int part, int parts, FirstPartial* out) {
+    first_read_part(temp, job.in, overflow_id == kNoOverflow, part, parts, out);
+}
+
+// The split path: one part of top-k's gather, for a row the routine will
+// sample with top-k (any other row gathers nothing).
+__device__ inline void gather_part_block(const FastRowJob& job, int overflow_id, const FirstPartial* partials,
+                                         int part, int parts, unsigned long long* total) {
+    if (job.p.greedy() || !job.p.uses_top_k(job.in.vocab) || overflow_id != kNoOverflow) return;
+    const FirstPartial all = merge_parts(partials, parts);
+    if (all.refused_id != kNoOverflow || !all.any_finite || !(all.max_logit > -HUGE_VALF)) return;
+    gather_part(job.in, all, part, parts, total);
+}
+
 }  // namespace samplescope::batch
