@@ -2,12 +2,16 @@
 // shared row routine (kernels/fast_row.h) through BlockRowContext, whose
 // collective steps are block-wide reductions, shared-memory histograms with
 // integer atomics (so their sums do not depend on scheduling), and CUB's
-// block radix sort for the few collected keys. Included by batch_cuda.cu.
+// block radix sort for the few collected keys. Included by batch_cuda.cu, and
+// by tests/test_fast_block.cpp, which runs it on the CPU with a thread per
+// GPU thread (SAMPLESCOPE_BLOCK_EMULATION: that test supplies the CUDA names).
 #pragma once
 
+#if !defined(SAMPLESCOPE_BLOCK_EMULATION)
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#endif
 
 #include "kernels/fast_row.h"
 #include "kernels/history_table.h"
