@@ -120,20 +120,32 @@ __device__ inline float penalised_logit(const std::uint32_t* bits, const History
 // f(id, logit as it came) for ids [begin, end) (begin a multiple of 4) split
 // over the block's threads, each in increasing id order: four at a time with
 // one 16-byte load when the row is aligned for it.
-template <class F>
+template <int Unroll = 1, class F>
 __device__ void for_each_value_in(const float* row, std::int64_t begin, std::int64_t end, F&& f) {
     std::int64_t done = begin;
     if ((reinterpret_cast<std::uintptr_t>(row) & 15U) == 0) {
         const auto* quads = reinterpret_cast<const float4*>(row);
         const std::int64_t last = end / 4;
-        for (std::int64_t q = begin / 4 + threadIdx.x; q < last; q += kFastThreads) {
-            const float4 x = quads[q];
+        const auto take = [&](std::int64_t q, const float4& x) {
             const auto id = static_cast<std::int32_t>(q * 4);
             f(id, x.x);
             f(id + 1, x.y);
             f(id + 2, x.z);
             f(id + 3, x.w);
+        };
+        // `Unroll` loads in flight per thread before their values are used:
+        // 4 in the split path's small kernels; 1 in the row routine's block,
+        // where more (2 or 4) made ptxas spill (sm_90: 128 registers and
+        // 128 bytes of spill stores with 2, none with 1).
+        std::int64_t q = begin / 4 + threadIdx.x;
+        for (; q + (Unroll - 1) * kFastThreads < last; q += Unroll * kFastThreads) {
+            float4 x[Unroll];
+#pragma unroll
+            for (int u = 0; u < Unroll; ++u) x[u] = quads[q + u * kFastThreads];
+#pragma unroll
+            for (int u = 0; u < Unroll; ++u) take(q + u * kFastThreads, x[u]);
         }
+        for (; q < last; q += kFastThreads) take(q, quads[q]);
         done = last * 4 > begin ? last * 4 : begin;
     }
     for (std::int64_t i = done + threadIdx.x; i < end; i += kFastThreads) f(static_cast<std::int32_t>(i), row[i]);
@@ -492,7 +504,7 @@ __device__ inline void first_read_part(typename FirstReduce::TempStorage& temp, 
     std::int64_t end = 0;
     part_range(in.vocab, part, parts, begin, end);
     FirstPartial mine = no_partial();
-    for_each_value_in(in.row, begin, end, [&](std::int32_t id, float raw) {
+    for_each_value_in<4>(in.row, begin, end, [&](std::int32_t id, float raw) {
         first_read(mine, id, raw, penalised_logit(in.penalised_bits, in.table, id, raw), sampled);
     });
     const FirstPartial all = FirstReduce(temp).Reduce(mine, FirstMerge());
@@ -507,7 +519,7 @@ __device__ inline void gather_part(const FastRowInput& in, const FirstPartial& r
     std::int64_t begin = 0;
     std::int64_t end = 0;
     part_range(in.vocab, part, parts, begin, end);
-    for_each_value_in(in.row, begin, end, [&](std::int32_t id, float raw) {
+    for_each_value_in<4>(in.row, begin, end, [&](std::int32_t id, float raw) {
         const std::uint64_t key = rank_key(penalised_logit(in.penalised_bits, in.table, id, raw), id);
         if (key >= floor) in.gathered[atomicAdd(total, 1ULL)] = key;
     });
