@@ -135,8 +135,8 @@ __device__ void for_each_value_in(const float* row, std::int64_t begin, std::int
         };
         // `Unroll` loads in flight per thread before their values are used:
         // 4 in the split path's small kernels; 1 in the row routine's block,
-        // where more (2 or 4) made ptxas spill (sm_90: 128 registers and
-        // 128 bytes of spill stores with 2, none with 1).
+        // where 2 or 4 gave it a 392-byte stack frame in local memory (sm_90;
+        // with 1: 127 registers, no stack, no spills).
         std::int64_t q = begin / 4 + threadIdx.x;
         for (; q + (Unroll - 1) * kFastThreads < last; q += Unroll * kFastThreads) {
             float4 x[Unroll];
@@ -145,7 +145,9 @@ __device__ void for_each_value_in(const float* row, std::int64_t begin, std::int
 #pragma unroll
             for (int u = 0; u < Unroll; ++u) take(q + u * kFastThreads, x[u]);
         }
-        for (; q < last; q += kFastThreads) take(q, quads[q]);
+        if constexpr (Unroll > 1) {
+            for (; q < last; q += kFastThreads) take(q, quads[q]);
+        }
         done = last * 4 > begin ? last * 4 : begin;
     }
     for (std::int64_t i = done + threadIdx.x; i < end; i += kFastThreads) f(static_cast<std::int32_t>(i), row[i]);
