@@ -4,12 +4,20 @@
 // 8 for x86-64-v3, 16 for x86-64-v4), and holds its sixteen lanes in 16 / W
 // registers: lane j is element j % W of register j / W. It is compiled for
 // each of the three targets, and the best one the CPU supports is chosen once
-// (host_level()), so one generic binary runs everywhere.
+// (host_width()), so one generic binary runs everywhere.
 //
 // Each lane does exactly what the scalar code did for its ids, in the same
 // order, with the same f32 operations (the build has -ffp-contract=off, so no
 // multiply-add is fused on any target): the results are the same bits on
 // every target, and the same as before the passes were vectorised.
+//
+// Why the compiler's vector extensions and not a SIMD library such as Google
+// Highway: the sums must come out the same on every machine, so the sixteen
+// lanes and their order are fixed whatever the register width, which is
+// what these templates spell out; a library's native vectors change their
+// lane count with the target, and keeping sixteen lanes over them would be
+// this same code around its types. The choice of width is three target
+// attributes and one CPU check here, with nothing to link or ship.
 #pragma once
 
 #include <cstdint>
