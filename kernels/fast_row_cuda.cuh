@@ -16,6 +16,12 @@
 #include "kernels/fast_row.h"
 #include "kernels/history_table.h"
 
+#if defined(__CUDACC__)
+#define SS_UNROLL _Pragma("unroll")
+#else
+#define SS_UNROLL
+#endif
+
 namespace samplescope::batch {
 
 constexpr int kFastThreads = 256;
@@ -140,10 +146,8 @@ __device__ void for_each_value_in(const float* row, std::int64_t begin, std::int
         std::int64_t q = begin / 4 + threadIdx.x;
         for (; q + (Unroll - 1) * kFastThreads < last; q += Unroll * kFastThreads) {
             float4 x[Unroll];
-#pragma unroll
-            for (int u = 0; u < Unroll; ++u) x[u] = quads[q + u * kFastThreads];
-#pragma unroll
-            for (int u = 0; u < Unroll; ++u) take(q + u * kFastThreads, x[u]);
+            SS_UNROLL for (int u = 0; u < Unroll; ++u) x[u] = quads[q + u * kFastThreads];
+            SS_UNROLL for (int u = 0; u < Unroll; ++u) take(q + u * kFastThreads, x[u]);
         }
         if constexpr (Unroll > 1) {
             for (; q < last; q += kFastThreads) take(q, quads[q]);
