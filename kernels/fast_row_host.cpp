@@ -192,6 +192,57 @@ SS_LANE_INLINE std::int64_t ids_in_range(const float* v, std::int64_t begin, std
     return n;
 }
 
+// Top-p's weights of one block's ids whose order key lies in [lo32, hi32]:
+// mass_weight() and MassUnits::of() lane by lane (the same f32 and f64
+// operations, so the same units), for each id in the range its id (relative
+// to the block) and units written out; returns how many.
+template <int W>
+SS_LANE_INLINE std::int64_t block_masses(const float* v, std::int64_t n, std::uint32_t lo32, std::uint32_t hi32,
+                                         float max_logit, float inverse_temperature, double scale, std::int32_t* ids,
+                                         std::uint64_t* units) {
+    using namespace lanes;
+    using F = typename Native<W>::F;
+    using I = typename Native<W>::I;
+    using D = typename Wide<W>::D;
+    using L = typename Wide<W>::L;
+    constexpr int P = kLanes / W;
+    const std::int32_t lo = signed_bound(lo32);
+    const std::int32_t hi = signed_bound(hi32);
+    std::int64_t found = 0;
+    std::int64_t k = 0;
+    for (; k + kLanes <= n; k += kLanes) {
+        I in_range[P];
+        F x[P];
+        for (int p = 0; p < P; ++p) {
+            x[p] = load<F>(v + k + p * W);
+            const I keys = signed_order_keys<F, I>(x[p]);
+            in_range[p] = (keys > hi ? I{} + 1 : I{}) - (keys >= lo ? I{} + 1 : I{});
+        }
+        if (!any(in_range, P)) continue;
+        for (int p = 0; p < P; ++p) {
+            const F gap = x[p] - max_logit;
+            const F weight = gap == 0.0f ? splat<F>(1.0f) : exp_nonpositive<F, I>(gap * inverse_temperature);
+            const L u = __builtin_convertvector(__builtin_convertvector(weight, D) * scale + 0.5, L);
+            std::uint64_t lane_units[W];
+            std::memcpy(lane_units, &u, sizeof lane_units);
+            for (std::uint32_t bits = sign_bits<W>(in_range[p]); bits != 0; bits &= bits - 1) {
+                const int j = __builtin_ctz(bits);
+                ids[found] = static_cast<std::int32_t>(k + p * W + j);
+                units[found++] = lane_units[j];
+            }
+        }
+    }
+    for (; k < n; ++k) {
+        const std::uint32_t key = order_key(v[k]);
+        if (key < lo32 || key > hi32) continue;
+        const float gap = v[k] - max_logit;
+        const float weight = gap == 0.0f ? 1.0f : exp_nonpositive_f32(gap * inverse_temperature);
+        ids[found] = static_cast<std::int32_t>(k);
+        units[found++] = static_cast<std::uint64_t>(static_cast<double>(weight) * scale + 0.5);
+    }
+    return found;
+}
+
 // One function per pass and target, and the choice among them.
 #define SS_HOST_PASS(ret, name, params, args)                          \
     SS_TARGET_V4 ret name##_v4 params { return name<16> args; }        \
@@ -208,6 +259,10 @@ SS_LANE_INLINE std::int64_t ids_in_range(const float* v, std::int64_t begin, std
 SS_HOST_PASS(LogitCheck, check_and_copy, (const float* row, std::int64_t vocab, float* to), (row, vocab, to))
 SS_HOST_PASS(BlockScan, scan_block, (const float* v, std::int64_t n), (v, n))
 SS_HOST_PASS(double, block_partition, (const float* v, std::int64_t n, float max_logit), (v, n, max_logit))
+SS_HOST_PASS(std::int64_t, block_masses,
+             (const float* v, std::int64_t n, std::uint32_t lo32, std::uint32_t hi32, float max_logit,
+              float inverse_temperature, double scale, std::int32_t* ids, std::uint64_t* units),
+             (v, n, lo32, hi32, max_logit, inverse_temperature, scale, ids, units))
 SS_HOST_PASS(std::int64_t, ids_in_range,
              (const float* v, std::int64_t begin, std::int64_t end, std::uint32_t lo32, std::uint32_t hi32,
               std::int32_t* out),
@@ -310,12 +365,17 @@ public:
         std::fill(s_.counts_.begin(), s_.counts_.begin() + buckets, 0U);
         std::fill(s_.units_.begin(), s_.units_.begin() + buckets, 0ULL);
         Histogram h;
-        for_each_key(lo, hi, [&](std::uint64_t key) {
+        const auto add = [&](std::uint64_t key, std::uint64_t units) {
             const auto digit = static_cast<int>(key_digit(key, level));
             ++s_.counts_[static_cast<std::size_t>(digit)];
-            if (by_mass) s_.units_[static_cast<std::size_t>(digit)] += weight(key, true);
+            s_.units_[static_cast<std::size_t>(digit)] += units;
             h.top = std::max(h.top, digit);
-        });
+        };
+        if (by_mass && !covered(lo)) {
+            for_each_key_with_units(lo, hi, add);
+        } else {
+            for_each_key(lo, hi, [&](std::uint64_t key) { add(key, by_mass ? weight(key, true) : 0); });
+        }
         for (int d = 0; d < buckets; ++d) h.total_weight += by_mass ? s_.units_[d] : s_.counts_[d];
         return h;
     }
@@ -514,6 +574,35 @@ private:
         }
     }
 
+    // f(key, units) for every rank key in [lo, hi] with its top-p weight in
+    // units, from one read of the row, the weights made in vector lanes.
+    template <class F>
+    void for_each_key_with_units(std::uint64_t lo, std::uint64_t hi, F&& f) {
+        ++s_.row_reads_;
+        const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
+        const auto hi32 = static_cast<std::uint32_t>(hi >> 32);
+        std::int32_t* ids = s_.range_ids_.data();
+        std::uint64_t* units = s_.range_units_.data();
+        const std::uint64_t* patched = s_.patched_bits_.data();
+        for (std::int64_t start = 0, b = 0; start < vocab_; start += kBlock, ++b) {
+            const std::int64_t n = std::min(kBlock, vocab_ - start);
+            const std::int64_t found = block_masses_best(row_ + start, n, lo32, hi32, max_logit_,
+                                                         inverse_temperature_, units_.scale, ids, units);
+            for (std::int64_t j = 0; j < found; ++j) {
+                const auto id = static_cast<std::int32_t>(start + ids[j]);
+                if (penalised_ && (patched[id >> 6] >> (id & 63) & 1U)) continue;
+                const std::uint64_t key = rank_key(row_[id], id);
+                if (key >= lo && key <= hi) f(key, units[j]);
+            }
+            if (!penalised_) continue;
+            for (std::uint32_t j = s_.patch_start_[static_cast<std::size_t>(b)];
+                 j < s_.patch_start_[static_cast<std::size_t>(b) + 1]; ++j) {
+                const std::uint64_t key = rank_key(s_.patches_[j].second, s_.patches_[j].first);
+                if (key >= lo && key <= hi) f(key, weight(key, true));
+            }
+        }
+    }
+
     // f(key) for every rank key >= the floor, reading the row block by block;
     // after each block raise() returns the floor for the next.
     template <class F, class R>
@@ -561,6 +650,7 @@ void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParam
     units_.resize(kDigitBuckets);
     scratch_.resize(static_cast<std::size_t>(kBlock));
     range_ids_.resize(static_cast<std::size_t>(kBlock));
+    range_units_.resize(static_cast<std::size_t>(kBlock));
     // The penalised ids grouped by block (a counting sort), a bit per id, and
     // the lowest id a penalty overflowed.
     std::int32_t overflow_id = -1;

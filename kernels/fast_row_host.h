@@ -57,6 +57,7 @@ private:
     std::vector<std::uint64_t> keys_;        // collect()'s ranked keys
     std::vector<std::uint64_t> gathered_;    // cover()'s keys, in id order
     std::vector<std::int32_t> range_ids_;
+    std::vector<std::uint64_t> range_units_;
 };
 
 }  // namespace samplescope::batch

@@ -55,6 +55,25 @@ struct Native<16> {
     using I = std::int32_t __attribute__((vector_size(64)));
 };
 
+// W lanes of f64 and of u64 (two or four registers of the same width).
+template <int W>
+struct Wide;
+template <>
+struct Wide<4> {
+    using D = double __attribute__((vector_size(32)));
+    using L = std::uint64_t __attribute__((vector_size(32)));
+};
+template <>
+struct Wide<8> {
+    using D = double __attribute__((vector_size(64)));
+    using L = std::uint64_t __attribute__((vector_size(64)));
+};
+template <>
+struct Wide<16> {
+    using D = double __attribute__((vector_size(128)));
+    using L = std::uint64_t __attribute__((vector_size(128)));
+};
+
 // The register width the passes run at: the widest this CPU supports (16, 8
 // or 4 floats), unless set_host_width() chose a narrower one (the tests run
 // every width this CPU has and compare the bits). Returns the width now in use.
