@@ -33,7 +33,7 @@ include=$dir/include
 logs=${OUT:-$dir/logs}
 jobs=$(nproc)
 # Seconds each compute-sanitizer run may take before it counts as failed.
-sanitizer_seconds=${SAMPLESCOPE_SANITIZER_SECONDS:-240}
+sanitizer_seconds=${SAMPLESCOPE_SANITIZER_SECONDS:-120}
 
 # Every source file the two programs compile: the engine, the batch engine and
 # its tools (the library), the CLI, the self-test, and every CUDA file.
@@ -90,7 +90,8 @@ build() {
     local flags=(-std=c++20 -O3 -DNDEBUG -ffp-contract=off -DSAMPLESCOPE_WITH_CUDA=1 -I. -isystem "$include" -isystem "$home/include"
                  -Wno-psabi -MMD)
     list_sources
-    local sources=("${library_sources[@]}" "${cli_sources[@]}" "${selftest_sources[@]}" "${cuda_sources[@]}")
+    # The CUDA files first: nvcc is the slowest compiler, so it starts while the cores are free.
+    local sources=("${cuda_sources[@]}" "${library_sources[@]}" "${cli_sources[@]}" "${selftest_sources[@]}")
     object() { echo "$dir/obj/${1//\//_}.o"; }
     echo "device_check.sh: compiling ${#sources[@]} files with $(g++ --version | head -1) and nvcc -arch=$arch"
     : >"$logs/build.log"
