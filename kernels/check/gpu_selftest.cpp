@@ -59,7 +59,7 @@ constexpr double kFastTolerance = 1e-4;   // fast mode's (f32 selection, the sam
 Backend g_backend = Backend::Cuda;
 bool on_gpu() { return g_backend == Backend::Cuda; }
 
-std::string format(const char* pattern, auto... values) {
+std::string formatted(const char* pattern, auto... values) {
     char text[512];
     std::snprintf(text, sizeof text, pattern, values...);
     return text;
@@ -124,8 +124,8 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
 
 Outcome philox_in_a_kernel() {
     const PhiloxDeviceCheck check = check_philox_on_device();
-    if (check.wrong > 0) return {false, format("%d of %d answers wrong; first: %s", check.wrong, check.checked, check.first.c_str())};
-    return {true, format("%d known answers (Random123's Philox4x32-10 vectors, noise uniforms) bit for bit", check.checked)};
+    if (check.wrong > 0) return {false, formatted("%d of %d answers wrong; first: %s", check.wrong, check.checked, check.first.c_str())};
+    return {true, formatted("%d known answers (Random123's Philox4x32-10 vectors, noise uniforms) bit for bit", check.checked)};
 }
 
 // One branch batch against the reference on the CUDA backend.
@@ -141,11 +141,11 @@ Outcome against_reference(const RowBatch& rows, Mode mode) {
     const bool pass = result.counts.rows == rows.rows() && result.counts.mismatch == 0 && result.kept_mismatches == 0 &&
                       result.worst_logprob_difference <= tolerance;
     if (!pass) {
-        return {false, format("%zu of %zu rows mismatch, %zu kept-set mismatches, worst logprob difference %.3g (allowed %.0e)",
+        return {false, formatted("%zu of %zu rows mismatch, %zu kept-set mismatches, worst logprob difference %.3g (allowed %.0e)",
                               result.counts.mismatch, rows.rows(), result.kept_mismatches,
                               result.worst_logprob_difference, tolerance)};
     }
-    return {true, format("%zu rows: %zu equal, %zu near ties, worst logprob difference %.3g", result.counts.rows,
+    return {true, formatted("%zu rows: %zu equal, %zu near ties, worst logprob difference %.3g", result.counts.rows,
                          result.counts.equal, result.counts.near_tie, result.worst_logprob_difference)};
 }
 
@@ -182,7 +182,7 @@ Outcome same_batch_twice(Mode mode) {
         }
         if (again->draws_after != first.draws_after) return {false, std::string(name) + " consumed other draws"};
     }
-    return {true, format("%zu rows x %d draws, three runs (%s): tokens, logprobs, kept masks bitwise equal", rows.rows(),
+    return {true, formatted("%zu rows x %d draws, three runs (%s): tokens, logprobs, kept masks bitwise equal", rows.rows(),
                          options.draws, on_gpu() ? "two from host memory, one from device memory" : "the last on one thread")};
 }
 
@@ -213,13 +213,13 @@ Outcome refused_in_device_memory(Mode mode) {
         // where the host can read it (the device's copy holds the same bits).
         const std::string engine = message_of([&] { throw_first_row_error(only, 1, host); });
         if (engine != reference) {
-            return {false, format("row %zu: the GPU gave \"%s\", the reference \"%s\"", r,
+            return {false, formatted("row %zu: the GPU gave \"%s\", the reference \"%s\"", r,
                                   engine.empty() ? "no error" : engine.c_str(),
                                   reference.empty() ? "no error" : reference.c_str())};
         }
         refused += reference.empty() ? 0 : 1;
     }
-    return {true, format("%zu rows (NaN, +inf before a NaN, +inf last, all -inf, one clean): %zu refused, each with "
+    return {true, formatted("%zu rows (NaN, +inf before a NaN, +inf last, all -inf, one clean): %zu refused, each with "
                          "the reference's message",
                          input.rows, refused)};
 }
@@ -301,9 +301,9 @@ bool benchmark(int repeats) {
         const double x_floor = r.kernel_seconds / floor;
         std::string target = "-";
         if (c.rows == 256 && c.workload == Workload::EveryStage) {
-            target = format("<= 3x floor: %s", x_floor <= 3.0 ? "met" : "missed");
+            target = formatted("<= 3x floor: %s", x_floor <= 3.0 ? "met" : "missed");
         } else if (c.rows == 1) {
-            target = format("< 20 us: %s", r.kernel_seconds < 20e-6 ? "met" : "missed");
+            target = formatted("< 20 us: %s", r.kernel_seconds < 20e-6 ? "met" : "missed");
         }
         std::printf("| %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %s |\n", c.name, r.kernel_seconds * 1e6,
                     r.seconds * 1e6, r.copy_seconds * 1e6, r.kernel_seconds / r.copy_seconds, x_floor,
