@@ -32,6 +32,7 @@
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -282,7 +283,7 @@ bool benchmark(int repeats) {
         {"B = 256, greedy", 256, Workload::Greedy},
         {"B = 1, every stage", 1, Workload::EveryStage},
     };
-    std::printf("\nfast mode, V = %zu, logits on the device; kernel time = median of %d runs (CUDA events);\n"
+    std::printf("\nfast mode, V = %zu, logits on the device; kernel time = median of %d runs, 10x as many at B = 1 (CUDA events);\n"
                 "copy = one device-to-device copy of the same bytes, measured now; the one-read floor is half a copy\n"
                 "(a copy reads and writes each byte once)\n\n",
                 kVocab, repeats);
