@@ -189,8 +189,10 @@ Outcome same_batch_twice(Mode mode) {
 }
 
 // Each row of refused_logit_rows() placed in device memory: the GPU's verdict
-// on the row, worded as run_batch words it, is the reference's message for it
-// (on the host twin: the rows in host memory, through its own path).
+// on the row, worded as run_batch words it (the value named is the one the
+// engine reports, since the host cannot read device memory), is the
+// reference's message for it; and run_batch refuses the whole batch with the
+// first refused row's message. On the host twin: the rows in host memory.
 Outcome refused_in_device_memory(Mode mode) {
     const RowBatch rows = refused_logit_rows();
     const BatchInput host = rows.input();
@@ -199,31 +201,39 @@ Outcome refused_in_device_memory(Mode mode) {
     options.backend = g_backend;
     std::vector<RowResult> results(host.rows);
     std::vector<std::uint8_t> mask;
+    std::string whole_batch;
     if (on_gpu()) {
         const DeviceLogits device(rows.logits);
-        run_cuda_batch(device.on_device(host), options, results, mask);
+        const BatchInput input = device.on_device(host);
+        run_cuda_batch(input, options, results, mask);
+        whole_batch = message_of([&] { run_batch(input, options); });
     } else {
         run_host(host, options, results, mask);
+        whole_batch = message_of([&] { run_batch(host, options); });
     }
-    const BatchInput& input = host;
+    BatchInput located = host;  // where the engine read the logits; never dereferenced for device rows
+    if (on_gpu()) located.logits_location = MemoryLocation::Device;
     std::size_t refused = 0;
-    for (std::size_t r = 0; r < input.rows; ++r) {
+    std::string first_reference;
+    for (std::size_t r = 0; r < host.rows; ++r) {
         const std::string reference = message_of([&] { trace_reference_row(host, r); });
-        std::vector<RowResult> only(input.rows);
+        std::vector<RowResult> only(host.rows);
         only[r] = results[r];
-        // The message is worded from the host copy: the value it names is read
-        // where the host can read it (the device's copy holds the same bits).
-        const std::string engine = message_of([&] { throw_first_row_error(only, 1, host); });
+        const std::string engine = message_of([&] { throw_first_row_error(only, 1, located); });
         if (engine != reference) {
-            return {false, formatted("row %zu: the GPU gave \"%s\", the reference \"%s\"", r,
-                                  engine.empty() ? "no error" : engine.c_str(),
-                                  reference.empty() ? "no error" : reference.c_str())};
+            return {false, formatted("row %zu: the engine gave \"%s\", the reference \"%s\"", r,
+                                     engine.empty() ? "no error" : engine.c_str(),
+                                     reference.empty() ? "no error" : reference.c_str())};
         }
-        refused += reference.empty() ? 0 : 1;
+        if (!reference.empty() && refused++ == 0) first_reference = reference;
     }
-    return {true, formatted("%zu rows (NaN, +inf before a NaN, +inf last, all -inf, one clean): %zu refused, each with "
-                         "the reference's message",
-                         input.rows, refused)};
+    if (whole_batch != first_reference) {
+        return {false, formatted("run_batch refused the batch with \"%s\", the reference's first refusal is \"%s\"",
+                                 whole_batch.empty() ? "nothing" : whole_batch.c_str(), first_reference.c_str())};
+    }
+    return {true, formatted("%zu rows (one clean, NaN, +inf before a NaN, +inf last, all -inf): %zu refused, each with "
+                            "the reference's message; run_batch refuses the batch with the first",
+                            host.rows, refused)};
 }
 
 // ---- The benchmark ----
