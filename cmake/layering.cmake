@@ -17,6 +17,7 @@ set(SAMPLESCOPE_LAYERS
   "engine/json=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats"
   "kernels=engine/base engine/core"
   "kernels/tools=engine/base engine/core engine/stages engine/pipelines engine/stats engine/json kernels"
+  "kernels/check=engine/base engine/core engine/stages engine/pipelines engine/stats engine/json kernels kernels/tools"
   "ui/common=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json"
   "ui/stages=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json ui/common"
   "ui/session=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json ui/common"

@@ -1,16 +1,9 @@
 // The CUDA backend. Exact mode runs the shared row routine (exact_row.h), one
-// block per row. Fast mode runs one block per row: the same passes as the host
-// twin (fast_row_host.cpp) with block-wide reductions, shared-memory histograms
-// for the radix levels, and CUB to order the few collected candidates. The
-// per-element rules (penalties, keys, thresholds, Philox, Gumbel noise) are the
-// shared __host__ __device__ functions. Every CUDA call's status is checked.
+// block per row. Fast mode runs the shared fast-mode routine (fast_row.h), one
+// block per row (fast_row_cuda.cuh). Every CUDA call's status is checked.
 // run_cuda keeps its device buffers, pinned staging, stream and events from one
 // batch to the next (DeviceContext) and waits once per batch, at the end.
 #include <cuda_runtime.h>
-
-#include <cub/block/block_radix_sort.cuh>
-#include <cub/block/block_reduce.cuh>
-#include <cub/block/block_scan.cuh>
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +15,7 @@
 
 #include "kernels/cuda_backend.h"
 #include "kernels/exact_row.h"
+#include "kernels/fast_row_cuda.cuh"
 #include "kernels/fast_select.h"
 #include "kernels/history_table.h"
 #include "kernels/philox.h"
@@ -75,6 +69,13 @@ struct DeviceBatch {
     std::uint8_t* mask;
     std::int32_t draws;
     RowResult* results;
+    unsigned long long* gathered;  // fast mode: room for each row's V keys
+    std::uint32_t* history_bits;   // fast mode: a bit per id and row
+    // Fast mode's split path: per row and part the first read's partial, per
+    // row the count of keys gathered and the lowest id a penalty overflowed.
+    FirstPartial* partials;
+    unsigned long long* gathered_totals;
+    int* overflow_ids;
 };
 
 __device__ HistoryTable row_table(const DeviceBatch& b, std::int64_t row) {
@@ -130,434 +131,69 @@ __global__ void __launch_bounds__(kExactThreads) exact_kernel(DeviceBatch b, std
 
 // ---- fast mode ----------------------------------------------------------------
 
-constexpr int kThreads = 256;
-constexpr int kItemsPerThread = kCandidateCapacity / kThreads;  // 8
-constexpr int kBucketsPerThread = kDigitBuckets / kThreads;     // 8
-
-struct MaxEntry {
-    float value;
-    std::int32_t id;
-    float min_finite;
-};
-struct MaxOp {
-    __device__ MaxEntry operator()(const MaxEntry& a, const MaxEntry& b) const {
-        MaxEntry out;
-        const bool take_b = b.value > a.value || (b.value == a.value && b.id >= 0 && (a.id < 0 || b.id < a.id));
-        out.value = take_b ? b.value : a.value;
-        out.id = take_b ? b.id : a.id;
-        out.min_finite = a.min_finite < b.min_finite ? a.min_finite : b.min_finite;
-        return out;
+// Row `row`'s fast-mode job; the history's bits when it has one.
+__device__ FastRowJob fast_job(const DeviceBatch& b, std::int64_t row) {
+    FastRowJob job;
+    job.p = b.params[row];
+    job.in = FastRowInput{b.logits + row * b.vocab,
+                          b.vocab,
+                          row_table(b, row),
+                          nullptr,
+                          b.gathered + row * b.vocab,
+                          b.mask ? b.mask + row * b.vocab : nullptr,
+                          b.results + row * b.draws};
+    if (job.in.table.capacity > 0 && job.p.uses_penalties()) {
+        job.in.penalised_bits = b.history_bits + row * ((b.vocab + 31) / 32);
     }
-};
-struct RaceEntry {
-    double score;
-    std::int32_t id;
-};
-struct RaceOp {
-    __device__ RaceEntry operator()(const RaceEntry& a, const RaceEntry& b) const {
-        const bool take_b = b.score > a.score || (b.score == a.score && b.id >= 0 && (a.id < 0 || b.id < a.id));
-        return take_b ? b : a;
-    }
-};
-
-using MaxReduce = cub::BlockReduce<MaxEntry, kThreads>;
-using RaceReduce = cub::BlockReduce<RaceEntry, kThreads>;
-using SumReduce = cub::BlockReduce<double, kThreads>;
-using CountReduce = cub::BlockReduce<unsigned long long, kThreads>;
-using WeightScan = cub::BlockScan<double, kThreads>;
-using CountScan = cub::BlockScan<unsigned long long, kThreads>;
-using KeySort = cub::BlockRadixSort<unsigned long long, kThreads, kItemsPerThread>;
-
-struct FastShared {
-    union {
-        typename MaxReduce::TempStorage max_reduce;
-        typename RaceReduce::TempStorage race_reduce;
-        typename SumReduce::TempStorage sum_reduce;
-        typename CountReduce::TempStorage count_reduce;
-        struct {
-            typename WeightScan::TempStorage weight;
-            typename CountScan::TempStorage count;
-        } scan;
-    } reduce;
-    union {
-        struct {
-            std::uint32_t counts[kDigitBuckets];
-            unsigned long long masses[kDigitBuckets];  // fixed point: see MassUnits
-        } histogram;
-        typename KeySort::TempStorage sort;
-    } work;
-    unsigned long long keys[kCandidateCapacity];
-    std::uint32_t key_count;
-    int chosen;
-    int lowest_nonempty;
-    int crossing;
-    unsigned long long above_count;
-    double above_weight;
-    int overflow_id;
-    MaxEntry max;
-    double total;
-};
-
-struct FastRow {
-    const float* row;
-    std::int64_t vocab;
-    HistoryTable table;
-    bool penalised;
-    float max_logit;
-    float inverse_temperature;
-
-    __device__ float value(std::int64_t i) const {
-        float x = row[i];
-        if (penalised) {
-            const std::int64_t slot = history_find(table, static_cast<std::int32_t>(i));
-            if (slot >= 0) x = penalised_f32(table.penalised[slot]);
-        }
-        return x;
-    }
-    __device__ std::uint64_t key(std::int64_t i) const { return rank_key(value(i), static_cast<std::int32_t>(i)); }
-    __device__ float weight(std::uint64_t k, bool by_mass) const {
-        return by_mass ? mass_weight(rank_key_value(k), max_logit, inverse_temperature) : 1.0f;
-    }
-};
-
-// Collects the keys in [lo, hi] into shared memory and sorts them descending.
-__device__ void collect_sorted(FastShared& s, const FastRow& r, std::uint64_t lo, std::uint64_t hi) {
-    if (threadIdx.x == 0) s.key_count = 0;
-    __syncthreads();
-    for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) {
-        const std::uint64_t k = r.key(i);
-        if (k >= lo && k <= hi) {
-            const std::uint32_t at = atomicAdd(&s.key_count, 1U);
-            if (at < kCandidateCapacity) s.keys[at] = k;
-        }
-    }
-    __syncthreads();
-    unsigned long long items[kItemsPerThread];
-    for (int j = 0; j < kItemsPerThread; ++j) {
-        const std::uint32_t at = threadIdx.x * kItemsPerThread + j;
-        items[j] = at < s.key_count ? s.keys[at] : 0ULL;  // 0 is below every real key
-    }
-    __syncthreads();
-    KeySort(s.work.sort).SortDescending(items);
-    __syncthreads();
-    for (int j = 0; j < kItemsPerThread; ++j) s.keys[threadIdx.x * kItemsPerThread + j] = items[j];
-    __syncthreads();
+    const std::int64_t p0 = b.prompt_offsets[row];
+    const std::int64_t o0 = b.output_offsets[row];
+    job.prompt = b.prompt_ids + p0;
+    job.prompt_length = b.prompt_offsets[row + 1] - p0;
+    job.output = b.output_ids + o0;
+    job.output_length = b.output_offsets[row + 1] - o0;
+    return job;
 }
 
-// Walks the first `count` sorted keys from `start_weight`; returns the index of
-// the first whose running weight reaches the target (count - 1 if none).
-__device__ int walk_sorted(FastShared& s, const FastRow& r, std::uint32_t count, bool by_mass, double start_weight,
-                           double target) {
-    double local[kItemsPerThread];
-    double thread_sum = 0.0;
-    for (int j = 0; j < kItemsPerThread; ++j) {
-        const std::uint32_t at = threadIdx.x * kItemsPerThread + j;
-        local[j] = at < count ? static_cast<double>(r.weight(s.keys[at], by_mass)) : 0.0;
-        thread_sum += local[j];
-    }
-    double before = 0.0;
-    if (threadIdx.x == 0) s.crossing = static_cast<int>(count) - 1;
-    __syncthreads();
-    WeightScan(s.reduce.scan.weight).ExclusiveSum(thread_sum, before);
-    double acc = start_weight + before;
-    for (int j = 0; j < kItemsPerThread; ++j) {
-        const std::uint32_t at = threadIdx.x * kItemsPerThread + j;
-        acc += local[j];
-        if (at < count && acc >= target) {
-            atomicMin(&s.crossing, static_cast<int>(at));
-            break;
-        }
-    }
-    __syncthreads();
-    const int crossing = s.crossing;
-    __syncthreads();
-    return crossing;
-}
-
-// Top-p's bucket masses in fixed point: integer atomics give the same sum in
-// any order, so the bucket top-p chooses never depends on how the threads
-// were scheduled (f32 atomicAdd did, so two runs of one batch could keep
-// different sets at a boundary). A weight lies in [0, 1]; with 2^shift units
-// per 1 and shift = 62 - ceil(log2 V), a bucket of up to V weights stays below
-// 2^62. At V = 128,256 one unit is 2^-45 (about 3e-14).
-struct MassUnits {
-    int shift;
-    __device__ explicit MassUnits(std::int64_t vocab) {
-        int bits = 0;
-        while ((1LL << bits) < vocab) ++bits;
-        shift = 62 - bits;
-    }
-    __device__ unsigned long long of(float weight) const {
-        return __double2ull_rn(::ldexp(static_cast<double>(weight), shift));
-    }
-    __device__ double mass(unsigned long long units) const { return ::ldexp(static_cast<double>(units), -shift); }
-};
-
-struct DeviceSelection {
-    std::uint64_t threshold;
-    bool materialised;
-    std::uint32_t count;  // when materialised: keys[0 .. count) is the kept set
-};
-
-__device__ DeviceSelection select_prefix(FastShared& s, const FastRow& r, std::uint64_t lower, bool by_mass, double target) {
-    std::uint64_t lo = lower;
-    std::uint64_t hi = ~0ULL;
-    unsigned long long above_count = 0;
-    double above_weight = 0.0;
-    const MassUnits units(r.vocab);
-    for (int level = 0; level < kSelectLevels; ++level) {
-        const int buckets = 1 << digit_width(level);
-        for (int d = threadIdx.x; d < kDigitBuckets; d += kThreads) {
-            s.work.histogram.counts[d] = 0;
-            s.work.histogram.masses[d] = 0;
-        }
-        if (threadIdx.x == 0) {
-            s.chosen = -1;
-            s.lowest_nonempty = kDigitBuckets;
-        }
-        __syncthreads();
-        for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) {
-            const std::uint64_t k = r.key(i);
-            if (k < lo || k > hi) continue;
-            const std::uint32_t d = key_digit(k, level);
-            atomicAdd(&s.work.histogram.counts[d], 1U);
-            if (by_mass) atomicAdd(&s.work.histogram.masses[d], units.of(r.weight(k, true)));
-        }
-        __syncthreads();
-        // Thread t holds buckets from the top: group g = kThreads - 1 - t.
-        const int group_top = (kThreads - threadIdx.x) * kBucketsPerThread - 1;
-        double group_weight = 0.0;
-        unsigned long long group_count = 0;
-        for (int j = 0; j < kBucketsPerThread; ++j) {
-            const int d = group_top - j;
-            if (d >= buckets) continue;
-            group_count += s.work.histogram.counts[d];
-            group_weight += by_mass ? units.mass(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
-        }
-        double weight_before = 0.0;
-        unsigned long long count_before = 0;
-        WeightScan(s.reduce.scan.weight).ExclusiveSum(group_weight, weight_before);
-        CountScan(s.reduce.scan.count).ExclusiveSum(group_count, count_before);
-        double running = above_weight + weight_before;
-        for (int j = 0; j < kBucketsPerThread; ++j) {
-            const int d = group_top - j;
-            if (d >= buckets || s.work.histogram.counts[d] == 0) continue;
-            atomicMin(&s.lowest_nonempty, d);
-            running += by_mass ? units.mass(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
-            if (running >= target) {
-                atomicMax(&s.chosen, d);
-                break;
-            }
-        }
-        __syncthreads();
-        if (threadIdx.x == 0 && s.chosen < 0) s.chosen = s.lowest_nonempty;
-        __syncthreads();
-        const int chosen = s.chosen;
-        // The owner of the chosen bucket knows the weight of the buckets above it.
-        const int owner_top = group_top;
-        if (chosen <= owner_top && chosen > owner_top - kBucketsPerThread) {
-            double w = above_weight + weight_before;
-            unsigned long long c = above_count + count_before;
-            for (int d = owner_top; d > chosen; --d) {
-                if (d >= buckets) continue;
-                w += by_mass ? units.mass(s.work.histogram.masses[d]) : s.work.histogram.counts[d];
-                c += s.work.histogram.counts[d];
-            }
-            s.above_weight = w;
-            s.above_count = c;
-        }
-        __syncthreads();
-        above_weight = s.above_weight;
-        above_count = s.above_count;
-        const unsigned long long in_bucket = s.work.histogram.counts[chosen];
-        const std::uint64_t bucket_lo = bucket_low(hi, level, static_cast<std::uint32_t>(chosen));
-        const std::uint64_t bucket_hi = bucket_high(hi, level, static_cast<std::uint32_t>(chosen));
-        const std::uint64_t new_lo = lo > bucket_lo ? lo : bucket_lo;
-        const std::uint64_t new_hi = hi < bucket_hi ? hi : bucket_hi;
-        __syncthreads();
-        if (above_count + in_bucket <= kCandidateCapacity) {
-            collect_sorted(s, r, new_lo, ~0ULL);
-            const std::uint32_t count = static_cast<std::uint32_t>(above_count + in_bucket);
-            const int at = walk_sorted(s, r, count, by_mass, 0.0, target);
-            return {s.keys[at], true, static_cast<std::uint32_t>(at + 1)};
-        }
-        if (in_bucket <= kCandidateCapacity) {
-            collect_sorted(s, r, new_lo, new_hi);
-            const int at = walk_sorted(s, r, static_cast<std::uint32_t>(in_bucket), by_mass, above_weight, target);
-            return {s.keys[at], false, 0};
-        }
-        lo = new_lo;
-        hi = new_hi;
-    }
-    return {lo, false, 0};
-}
-
-__global__ void __launch_bounds__(kThreads) fast_kernel(DeviceBatch b) {
+// One block per row runs the shared row routine (fast_row.h) through the
+// block's context (fast_row_cuda.cuh). With `parts` > 0 the row was split
+// across blocks by the kernels below: its history, its first read and
+// top-k's gather are done.
+__global__ void __launch_bounds__(kFastThreads) fast_kernel(DeviceBatch b, int parts) {
     __shared__ FastShared s;
-    const std::int64_t row_index = blockIdx.x;
-    const RowParams p = b.params[row_index];
-    RowResult* results = b.results + row_index * b.draws;
-    std::uint8_t* mask = b.mask ? b.mask + row_index * b.vocab : nullptr;
-    FastRow r{b.logits + row_index * b.vocab, b.vocab, row_table(b, row_index), false, 0.0f, 1.0f};
-
-    // Penalties: a row that uses none never builds or reads its table.
-    if (threadIdx.x == 0) s.overflow_id = 0x7FFFFFFF;
-    if (r.table.capacity > 0 && p.uses_penalties()) {
-        const std::int64_t p0 = b.prompt_offsets[row_index], p1 = b.prompt_offsets[row_index + 1];
-        const std::int64_t o0 = b.output_offsets[row_index], o1 = b.output_offsets[row_index + 1];
-        const std::uint32_t mask_bits = r.table.capacity - 1;
-        for (std::int64_t i = threadIdx.x; i < (p1 - p0) + (o1 - o0); i += kThreads) {
-            const bool from_output = i >= p1 - p0;
-            const std::int32_t id = from_output ? b.output_ids[o0 + i - (p1 - p0)] : b.prompt_ids[p0 + i];
-            std::uint32_t slot = history_slot(id, r.table.capacity);
-            for (;;) {
-                const int held = atomicCAS(reinterpret_cast<int*>(r.table.ids + slot), kEmptySlot, id);
-                if (held == kEmptySlot || held == id) break;
-                slot = (slot + 1) & mask_bits;
-            }
-            atomicOr(r.table.in_context + slot, 1U);
-            if (from_output) atomicAdd(r.table.output_count + slot, 1U);
-        }
-        __syncthreads();
-        for (std::uint32_t slot = threadIdx.x; slot < r.table.capacity; slot += kThreads) {
-            const std::int32_t id = r.table.ids[slot];
-            if (id == kEmptySlot) continue;
-            const double x = penalise(static_cast<double>(r.row[id]), r.table.in_context[slot] != 0,
-                                      r.table.output_count[slot], p);
-            r.table.penalised[slot] = x;
-            if (x != x || x == HUGE_VAL) atomicMin(&s.overflow_id, id);
-        }
-        r.penalised = true;
+    const std::int64_t row = blockIdx.x;
+    FastRowJob job = fast_job(b, row);
+    if (parts > 0) {
+        job.in.partials = b.partials + row * parts;
+        job.in.parts = parts;
+        job.in.gathered_total = b.gathered_totals + row;
     }
+    fast_row_block(s, job, b.draws, parts > 0 ? b.overflow_ids + row : nullptr);
+}
+
+// The split path for batches too small to fill the GPU one block per row:
+// the history (a block per row), then the first read and top-k's gather in
+// `parts` blocks per row (grid parts x rows), then fast_kernel.
+__global__ void __launch_bounds__(kFastThreads) fast_history_kernel(DeviceBatch b) {
+    __shared__ int overflow_id;
+    const std::int64_t row = blockIdx.x;
+    if (threadIdx.x == 0) overflow_id = kNoOverflow;
     __syncthreads();
-    RowResult result;
-    result.draws_after = p.draws_before;
-    if (s.overflow_id != 0x7FFFFFFF) {
-        if (threadIdx.x == 0) {
-            result.error = RowError::PenaltyOverflow;
-            result.error_id = s.overflow_id;
-            for (int j = 0; j < b.draws; ++j) results[j] = result;
-        }
-        return;
-    }
-
-    // Pass 1: maximum (ties to the lowest id) and smallest finite logit.
-    MaxEntry mine{-HUGE_VALF, -1, HUGE_VALF};
-    for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) {
-        const float x = r.value(i);
-        if (x > mine.value) {
-            mine.value = x;
-            mine.id = static_cast<std::int32_t>(i);
-        }
-        if (x < mine.min_finite && x != -HUGE_VALF) mine.min_finite = x;
-    }
-    const MaxEntry best = MaxReduce(s.reduce.max_reduce).Reduce(mine, MaxOp());
-    if (threadIdx.x == 0) s.max = best;
+    history_block(overflow_id, fast_job(b, row));
     __syncthreads();
-    const MaxEntry max = s.max;
-    if (max.id < 0) {
-        if (threadIdx.x == 0) {
-            result.error = RowError::PenaltyEmptiedRow;
-            for (int j = 0; j < b.draws; ++j) results[j] = result;
-        }
-        return;
-    }
-    // Pass 2: the logprob's normaliser.
-    double partial = 0.0;
-    for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) partial += static_cast<double>(::expf(r.value(i) - max.value));
-    const double partition = SumReduce(s.reduce.sum_reduce).Sum(partial);
-    if (threadIdx.x == 0) s.total = partition;
-    __syncthreads();
-    const double log_partition = ::log(s.total);
-    __syncthreads();
+    if (threadIdx.x == 0) b.overflow_ids[row] = overflow_id;
+}
 
-    if (p.greedy()) {
-        if (threadIdx.x == 0) {
-            result.token = max.id;
-            result.kept_count = 1;
-            result.logprob = static_cast<double>(max.value) - static_cast<double>(max.value) - log_partition;
-            for (int j = 0; j < b.draws; ++j) results[j] = result;
-            if (mask) mask[max.id] = 1;
-        }
-        return;
-    }
-    const double largest = fabs(static_cast<double>(max.value)) > fabs(static_cast<double>(max.min_finite))
-                               ? fabs(static_cast<double>(max.value))
-                               : fabs(static_cast<double>(max.min_finite));
-    if (!isfinite(largest / p.temperature)) {
-        if (threadIdx.x == 0) {
-            result.error = RowError::TemperatureOverflow;
-            for (int j = 0; j < b.draws; ++j) results[j] = result;
-        }
-        return;
-    }
-    r.max_logit = max.value;
-    r.inverse_temperature = static_cast<float>(1.0 / p.temperature);
+__global__ void __launch_bounds__(kFastThreads) fast_first_kernel(DeviceBatch b, int parts) {
+    __shared__ typename FirstReduce::TempStorage temp;
+    const std::int64_t row = blockIdx.y;
+    first_part_block(temp, fast_job(b, row), b.overflow_ids[row], static_cast<int>(blockIdx.x), parts,
+                     b.partials + row * parts + blockIdx.x);
+}
 
-    DeviceSelection kept{lowest_finite_key(), false, 0};
-    if (p.uses_top_k(r.vocab)) kept = select_prefix(s, r, kept.threshold, false, static_cast<double>(p.top_k));
-    if (p.uses_top_p()) {
-        double part = 0.0;
-        if (kept.materialised) {
-            for (std::uint32_t j = threadIdx.x; j < kept.count; j += kThreads) part += r.weight(s.keys[j], true);
-        } else {
-            for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) {
-                const std::uint64_t k = r.key(i);
-                if (k >= kept.threshold) part += r.weight(k, true);
-            }
-        }
-        const double total = SumReduce(s.reduce.sum_reduce).Sum(part);
-        if (threadIdx.x == 0) s.total = total;
-        __syncthreads();
-        const double target = p.top_p * s.total;
-        __syncthreads();
-        if (kept.materialised) {
-            const int at = walk_sorted(s, r, kept.count, true, 0.0, target);
-            kept = {s.keys[at], true, static_cast<std::uint32_t>(at + 1)};
-        } else {
-            kept = select_prefix(s, r, kept.threshold, true, target);
-        }
-    }
-    std::uint64_t threshold = kept.threshold;
-    if (p.uses_min_p()) {
-        const std::uint64_t floor = min_p_threshold(max.value, p.temperature, p.min_p);
-        threshold = floor > threshold ? floor : threshold;
-    }
-
-    // The Gumbel race over the kept set, once per draw.
-    for (int j = 0; j < b.draws; ++j) {
-        const std::uint64_t position = p.draws_before + static_cast<std::uint64_t>(j);
-        RaceEntry lead{-HUGE_VAL, -1};
-        unsigned long long count = 0;
-        const auto race = [&](std::uint64_t k) {
-            if (k < threshold) return;
-            ++count;
-            const std::int32_t id = rank_key_id(k);
-            const double score = gumbel_score(rank_key_value(k), p.temperature, p.seed, position, id);
-            if (score > lead.score || (score == lead.score && id < lead.id)) lead = {score, id};
-        };
-        if (kept.materialised) {
-            for (std::uint32_t i = threadIdx.x; i < kept.count; i += kThreads) race(s.keys[i]);
-        } else {
-            for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) race(r.key(i));
-        }
-        const RaceEntry winner = RaceReduce(s.reduce.race_reduce).Reduce(lead, RaceOp());
-        __syncthreads();
-        const unsigned long long kept_count = CountReduce(s.reduce.count_reduce).Sum(count);
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            result.token = winner.id;
-            result.kept_count = static_cast<std::int32_t>(kept_count);
-            result.logprob = static_cast<double>(r.value(winner.id)) - static_cast<double>(max.value) - log_partition;
-            result.draws_after = position + 1;
-            results[j] = result;
-        }
-    }
-    if (mask) {
-        for (std::int64_t i = threadIdx.x; i < r.vocab; i += kThreads) {
-            if (r.key(i) >= threshold) mask[i] = 1;
-        }
-    }
+__global__ void __launch_bounds__(kFastThreads) fast_gather_kernel(DeviceBatch b, int parts) {
+    const std::int64_t row = blockIdx.y;
+    gather_part_block(fast_job(b, row), b.overflow_ids[row], b.partials + row * parts, static_cast<int>(blockIdx.x),
+                      parts, b.gathered_totals + row);
 }
 
 }  // namespace
@@ -751,6 +387,7 @@ struct DeviceContext {
     DeviceBuffer tables;   // the history tables
     DeviceBuffer outputs;  // results, then the kept mask
     DeviceBuffer exact;    // exact mode's workspace
+    DeviceBuffer fast;     // fast mode's gathered keys, history bits and split-path partials
     PinnedBuffer upload;
     PinnedBuffer staging;  // two slots of kStagingSlot
     PinnedBuffer download;
@@ -779,6 +416,7 @@ struct DeviceContext {
         tables.release();
         outputs.release();
         exact.release();
+        fast.release();
         upload.release();
         staging.release();
         download.release();
@@ -847,6 +485,31 @@ void upload_logits(DeviceContext& context, cudaStream_t stream, float* device, c
     }
 }
 
+// The GPU's multiprocessors, asked once.
+int multiprocessors() {
+    static const int count = [] {
+        int device = 0;
+        int value = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+            cudaGetLastError();
+            return 1;
+        }
+        return value > 0 ? value : 1;
+    }();
+    return count;
+}
+
+// How many blocks share each row's first read and gather: enough for about
+// two blocks per multiprocessor when the rows alone are too few, each part at
+// least 1,024 ids; 0 (one block per row) when the rows fill the GPU.
+int split_parts(std::int64_t rows, std::int64_t vocab) {
+    const std::int64_t wanted = (2 * static_cast<std::int64_t>(multiprocessors()) + rows - 1) / rows;
+    const std::int64_t most = std::min<std::int64_t>(256, vocab / 1024);
+    const std::int64_t parts = std::min(wanted, most);
+    return parts > 1 ? static_cast<int>(parts) : 0;
+}
+
 }  // namespace
 
 std::uint64_t cuda_buffer_allocations() { return buffer_allocations.load(); }
@@ -899,6 +562,18 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
     const std::size_t at_ws_logits = work.add(batch.fast ? 0 : chunk_cells * sizeof(double));
     const std::size_t at_ws_kept = work.add(batch.fast ? 0 : chunk_cells * sizeof(std::int32_t));
     const std::size_t at_ws_order = work.add(batch.fast ? 0 : chunk_cells * sizeof(std::int32_t));
+    // Fast mode: room for each row's V keys, a history bit per id and row, and
+    // for a row split across blocks (small batches) the parts' partials, the
+    // count of keys gathered (zeroed) and the lowest id a penalty overflowed.
+    const int parts = batch.fast ? split_parts(rows, vocab) : 0;
+    const auto split_rows = parts > 0 ? row_count : 0;
+    Packing fast;
+    const std::size_t at_gathered = fast.add(batch.fast ? cells * sizeof(unsigned long long) : 0);
+    const std::size_t at_history_bits =
+        fast.add(batch.fast ? row_count * static_cast<std::size_t>((vocab + 31) / 32) * sizeof(std::uint32_t) : 0);
+    const std::size_t at_partials = fast.add(row_count * static_cast<std::size_t>(parts) * sizeof(FirstPartial));
+    const std::size_t at_gathered_totals = fast.add(split_rows * sizeof(unsigned long long));
+    const std::size_t at_overflow_ids = fast.add(split_rows * sizeof(int));
 
     DeviceContext& context = device_context();
     const std::lock_guard<std::mutex> guard(context.lock);
@@ -911,6 +586,7 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
     unsigned char* d_out = context.outputs.reserve(out.total());
     unsigned char* staged_out = context.download.reserve(out.total());
     unsigned char* d_work = context.exact.reserve(work.total());
+    unsigned char* d_fast = context.fast.reserve(fast.total());
     if (!batch.logits_on_device) context.staging.reserve(2 * kStagingSlot);
 
     cudaStream_t stream = batch.stream ? static_cast<cudaStream_t>(batch.stream) : context.stream;
@@ -932,6 +608,9 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
         SS_CUDA_CHECK(cudaMemsetAsync(d_table + at_table_context, 0, at_table_penalised - at_table_context, stream));
     }
     if (batch.kept_mask) SS_CUDA_CHECK(cudaMemsetAsync(d_out + at_mask, 0, cells, stream));
+    if (split_rows > 0) {
+        SS_CUDA_CHECK(cudaMemsetAsync(d_fast + at_gathered_totals, 0, split_rows * sizeof(unsigned long long), stream));
+    }
 
     DeviceBatch b{logits,
                   vocab,
@@ -947,7 +626,12 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
                   at<double>(d_table, at_table_penalised),
                   batch.kept_mask ? at<std::uint8_t>(d_out, at_mask) : nullptr,
                   batch.draws,
-                  at<RowResult>(d_out, at_results)};
+                  at<RowResult>(d_out, at_results),
+                  at<unsigned long long>(d_fast, at_gathered),
+                  at<std::uint32_t>(d_fast, at_history_bits),
+                  at<FirstPartial>(d_fast, at_partials),
+                  at<unsigned long long>(d_fast, at_gathered_totals),
+                  at<int>(d_fast, at_overflow_ids)};
 
     SS_CUDA_CHECK(cudaEventRecord(context.start, stream));
     if (!batch.fast) {
@@ -959,7 +643,16 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
             SS_CUDA_CHECK(cudaGetLastError());
         }
     } else {
-        fast_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(b);
+        if (parts > 0) {
+            const dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(rows));
+            fast_history_kernel<<<static_cast<unsigned>(rows), kFastThreads, 0, stream>>>(b);
+            SS_CUDA_CHECK(cudaGetLastError());
+            fast_first_kernel<<<grid, kFastThreads, 0, stream>>>(b, parts);
+            SS_CUDA_CHECK(cudaGetLastError());
+            fast_gather_kernel<<<grid, kFastThreads, 0, stream>>>(b, parts);
+            SS_CUDA_CHECK(cudaGetLastError());
+        }
+        fast_kernel<<<static_cast<unsigned>(rows), kFastThreads, 0, stream>>>(b, parts);
         SS_CUDA_CHECK(cudaGetLastError());
     }
     SS_CUDA_CHECK(cudaEventRecord(context.stop, stream));

@@ -211,8 +211,12 @@ std::size_t check_all_but_logits(const BatchInput& input, std::exception_ptr& re
     return rows;
 }
 
-InputError refused_logit(const BatchInput& input, std::size_t row, std::int32_t id) {
-    const float x = input.logits[row * input.vocab + static_cast<std::size_t>(id)];
+// `found` is the logit where the batch engine found it (fast mode reports it
+// in the row's logprob): logits in device memory cannot be read here.
+InputError refused_logit(const BatchInput& input, std::size_t row, std::int32_t id, double found) {
+    const double x = input.logits_location == MemoryLocation::Host
+                         ? static_cast<double>(input.logits[row * input.vocab + static_cast<std::size_t>(id)])
+                         : found;
     return refused_logit_error(id, x, row_name(row) + ": ");
 }
 
@@ -227,7 +231,7 @@ void check_logits_before(const BatchInput& input, std::size_t end) {
     const auto vocab = static_cast<std::int64_t>(input.vocab);
     for (std::size_t r = 0; r < end; ++r) {
         const LogitCheck check = check_row_logits(input.logits + r * input.vocab, vocab);
-        if (check.refused_id >= 0) throw refused_logit(input, r, check.refused_id);
+        if (check.refused_id >= 0) throw refused_logit(input, r, check.refused_id, 0.0);
         if (!check.any_finite) throw no_finite_logit(r);
     }
 }
@@ -248,7 +252,7 @@ void throw_first_row_error(std::span<const RowResult> results, std::int32_t draw
     // row that failed while computing, as when the logits were checked first.
     for (std::size_t r = 0; r < input.rows; ++r) {
         const RowResult& result = first_of_row(r);
-        if (result.error == RowError::RefusedLogit) throw refused_logit(input, r, result.error_id);
+        if (result.error == RowError::RefusedLogit) throw refused_logit(input, r, result.error_id, result.logprob);
         if (result.error == RowError::NoFiniteLogit) throw no_finite_logit(r);
     }
     for (std::size_t r = 0; r < input.rows; ++r) {
@@ -283,9 +287,10 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
         check_logits_before(input, input.rows);
         throw InputError("draws", "draws must be at least 1, got " + std::to_string(options.draws));
     }
-    // The host twin checks each row's logits in its first read of the row; a
-    // GPU run has them checked here first.
-    if (options.backend == Backend::Cuda) check_logits_before(input, input.rows);
+    // Fast mode checks each row's logits in its first read of the row, on the
+    // host twin and on the GPU; exact mode on the GPU has them checked here.
+    const bool checked_here = options.mode == Mode::Exact;
+    if (options.backend == Backend::Cuda && checked_here) check_logits_before(input, input.rows);
     BatchOutput output;
     output.rows = input.rows;
     output.draws = options.draws;
@@ -302,7 +307,7 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
             output.note = "no GPU: " + probe.reason;
             backend = Backend::Host;
         } else {
-            if (backend == Backend::Auto) check_logits_before(input, input.rows);
+            if (backend == Backend::Auto && checked_here) check_logits_before(input, input.rows);
             backend = Backend::Cuda;
             output.device = probe.device;
         }

@@ -16,7 +16,6 @@ namespace samplescope::batch {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr int kCoarseBounds = FastRowSampler::kCoarseBounds;
 
 // The first NaN or +inf id, read again only once a pass has seen one.
 std::int32_t first_refused(const float* row, std::int64_t vocab) {
@@ -60,19 +59,21 @@ SS_LANE_INLINE LogitCheck check_and_copy(const float* row, std::int64_t vocab, f
     return {any_refused ? first_refused(row, vocab) : -1, any_finite};
 }
 
-struct RowScan {
+struct BlockScan {
     float max_logit;
-    float min_logit;  // the smallest finite logit
-    std::int32_t argmax;  // the lowest id holding the maximum
-    LogitCheck check;
+    float min_logit;      // the smallest finite logit
+    std::int32_t first;   // the lowest index holding the maximum
+    bool refused;         // a NaN or +inf
+    bool any_finite;
 };
 
-// Pass 1: the maximum and the smallest finite logit in sixteen lanes (lane j
-// takes the ids i = j mod 16 below the last full group), each lane also
-// remembering where its maximum first appeared; the lanes then fold in order
-// and the few ids past the last group follow one by one.
+// The first pass's scan of one block of at most kBlock ids: the maximum and
+// the smallest finite logit in sixteen lanes (lane j takes the indices
+// i = j mod 16 below the last full group), each lane also remembering where
+// its maximum first appeared; the lanes then fold in order and the few
+// indices past the last group follow one by one.
 template <int W>
-SS_LANE_INLINE RowScan scan_row(const float* v, std::int64_t vocab) {
+SS_LANE_INLINE BlockScan scan_block(const float* v, std::int64_t n) {
     using namespace lanes;
     using F = typename Native<W>::F;
     using I = typename Native<W>::I;
@@ -92,7 +93,7 @@ SS_LANE_INLINE RowScan scan_row(const float* v, std::int64_t vocab) {
         std::memcpy(&ids[p], start, sizeof start);
     }
     std::int64_t end = 0;
-    for (; end + kLanes <= vocab; end += kLanes) {
+    for (; end + kLanes <= n; end += kLanes) {
         for (int p = 0; p < P; ++p) {
             const F x = load<F>(v + end + p * W);
             first[p] = x > lane_max[p] ? ids[p] : first[p];
@@ -111,88 +112,50 @@ SS_LANE_INLINE RowScan scan_row(const float* v, std::int64_t vocab) {
     std::memcpy(maxima, lane_max, sizeof maxima);
     std::memcpy(minima, lane_min, sizeof minima);
     std::memcpy(firsts, first, sizeof firsts);
-    RowScan scan{};
+    BlockScan scan{};
     scan.max_logit = *std::max_element(maxima, maxima + kLanes);
     scan.min_logit = *std::min_element(minima, minima + kLanes);
-    bool any_refused = any(refused, P);
-    bool any_finite = any(finite, P);
-    for (std::int64_t t = end; t < vocab; ++t) {
+    scan.refused = any(refused, P);
+    scan.any_finite = any(finite, P);
+    for (std::int64_t t = end; t < n; ++t) {
         scan.max_logit = std::max(scan.max_logit, v[t]);
         if (v[t] != -kInf) scan.min_logit = std::min(scan.min_logit, v[t]);
-        any_refused = any_refused || !(v[t] < kInf);
-        any_finite = any_finite || v[t] > -kInf;
+        scan.refused = scan.refused || !(v[t] < kInf);
+        scan.any_finite = scan.any_finite || v[t] > -kInf;
     }
-    scan.check = {any_refused ? first_refused(v, vocab) : -1, any_finite};
-    // The first id equal to the maximum: the earliest among the lanes that
-    // reached it, else the first such id past the last group.
-    std::int32_t argmax = std::numeric_limits<std::int32_t>::max();
+    // The first index equal to the maximum: the earliest among the lanes that
+    // reached it, else the first such index past the last group.
+    std::int32_t at = std::numeric_limits<std::int32_t>::max();
     for (int j = 0; j < kLanes; ++j) {
-        if (maxima[j] == scan.max_logit) argmax = std::min(argmax, firsts[j]);
+        if (maxima[j] == scan.max_logit) at = std::min(at, firsts[j]);
     }
-    if (argmax == std::numeric_limits<std::int32_t>::max()) {
-        argmax = static_cast<std::int32_t>(end);
-        while (argmax < vocab && !(v[argmax] == scan.max_logit)) ++argmax;
+    if (at == std::numeric_limits<std::int32_t>::max()) {
+        at = static_cast<std::int32_t>(end);
+        while (at < n && !(v[at] == scan.max_logit)) ++at;
     }
-    scan.argmax = argmax;
+    scan.first = at;
     return scan;
 }
 
-// Pass 2: the logprob's normaliser over all finite ids: f32 terms summed in
-// sixteen lanes over blocks of 1,024 ids, the block sums in f64. When top-k
-// runs (`bounds` not null), the same pass counts the order keys at or above
-// each of the kCoarseBounds bounds.
+// The first pass's share of the normaliser over one block: f32 terms
+// exp(l - max) summed in sixteen lanes, the lanes added in f64.
 template <int W>
-SS_LANE_INLINE double normaliser(const float* v, std::int64_t vocab, float max_logit, const std::uint32_t* bounds,
-                                 std::uint32_t* counts) {
+SS_LANE_INLINE double block_partition(const float* v, std::int64_t n, float max_logit) {
     using namespace lanes;
     using F = typename Native<W>::F;
     using I = typename Native<W>::I;
     constexpr int P = kLanes / W;
-    I at_or_above[kCoarseBounds][P];
-    std::int32_t signed_bounds[kCoarseBounds] = {};
-    for (int b = 0; b < kCoarseBounds; ++b) {
-        for (int p = 0; p < P; ++p) at_or_above[b][p] = I{};
-        if (bounds) signed_bounds[b] = signed_bound(bounds[b]);
+    F sum[P];
+    for (int p = 0; p < P; ++p) sum[p] = F{};
+    std::int64_t k = 0;
+    for (; k + kLanes <= n; k += kLanes) {
+        for (int p = 0; p < P; ++p) sum[p] += exp_nonpositive<F, I>(load<F>(v + k + p * W) - max_logit);
     }
-    std::uint32_t tail_counts[kCoarseBounds] = {};
+    float lane_sum[kLanes];
+    std::memcpy(lane_sum, sum, sizeof lane_sum);
+    for (; k < n; ++k) lane_sum[0] += exp_nonpositive_f32(v[k] - max_logit);
     double partition = 0.0;
-    for (std::int64_t start = 0; start < vocab; start += 1024) {
-        const std::int64_t end = std::min(vocab, start + 1024);
-        F sum[P];
-        for (int p = 0; p < P; ++p) sum[p] = F{};
-        std::int64_t k = start;
-        if (!bounds) {
-            for (; k + kLanes <= end; k += kLanes) {
-                for (int p = 0; p < P; ++p) sum[p] += exp_nonpositive<F, I>(load<F>(v + k + p * W) - max_logit);
-            }
-        } else {
-            for (; k + kLanes <= end; k += kLanes) {
-                for (int p = 0; p < P; ++p) {
-                    const F x = load<F>(v + k + p * W);
-                    sum[p] += exp_nonpositive<F, I>(x - max_logit);
-                    const I keys = signed_order_keys<F, I>(x);
-                    for (int b = 0; b < kCoarseBounds; ++b) {
-                        at_or_above[b][p] += keys >= signed_bounds[b] ? I{} + 1 : I{};
-                    }
-                }
-            }
-        }
-        float lane_sum[kLanes];
-        std::memcpy(lane_sum, sum, sizeof lane_sum);
-        for (; k < end; ++k) {
-            lane_sum[0] += exp_nonpositive_f32(v[k] - max_logit);
-            if (!bounds) continue;
-            for (int b = 0; b < kCoarseBounds; ++b) tail_counts[b] += order_key(v[k]) >= bounds[b] ? 1 : 0;
-        }
-        for (const float part : lane_sum) partition += static_cast<double>(part);
-    }
-    for (int b = 0; bounds && b < kCoarseBounds; ++b) {
-        std::int32_t lanes_of[kLanes];
-        std::memcpy(lanes_of, at_or_above[b], sizeof lanes_of);
-        std::uint32_t total = tail_counts[b];
-        for (const auto c : lanes_of) total += static_cast<std::uint32_t>(c);
-        counts[b] = total;
-    }
+    for (const float part : lane_sum) partition += static_cast<double>(part);
     return partition;
 }
 
@@ -211,24 +174,73 @@ SS_LANE_INLINE std::int64_t ids_in_range(const float* v, std::int64_t begin, std
     std::int64_t n = 0;
     std::int64_t i = begin;
     for (; i + kBlock <= end; i += kBlock) {
-        I inside[R];
+        I in_range[R];
         for (int r = 0; r < R; ++r) {
             const I keys = signed_order_keys<F, I>(load<F>(v + i + r * W));
-            // 1 where lo <= key <= hi (hi >= lo, so key > hi implies key >= lo).
-            inside[r] = (keys >= lo ? I{} + 1 : I{}) - (keys > hi ? I{} + 1 : I{});
+            // -1 where lo <= key <= hi (hi >= lo, so key > hi implies key >= lo).
+            in_range[r] = (keys > hi ? I{} + 1 : I{}) - (keys >= lo ? I{} + 1 : I{});
         }
-        if (!any(inside, R)) continue;
-        std::int32_t flags[kBlock];
-        std::memcpy(flags, inside, sizeof flags);
-        for (int j = 0; j < kBlock; ++j) {
-            if (flags[j]) out[n++] = static_cast<std::int32_t>(i + j);
-        }
+        if (!any(in_range, R)) continue;
+        std::uint64_t inside = 0;  // bit j: id i + j lies in the range
+        for (int r = 0; r < R; ++r) inside |= static_cast<std::uint64_t>(sign_bits<W>(in_range[r])) << (r * W);
+        for (; inside != 0; inside &= inside - 1) out[n++] = static_cast<std::int32_t>(i + __builtin_ctzll(inside));
     }
     for (; i < end; ++i) {
         const std::uint32_t key = order_key(v[i]);
         if (key >= lo32 && key <= hi32) out[n++] = static_cast<std::int32_t>(i);
     }
     return n;
+}
+
+// Top-p's weights of one block's ids whose order key lies in [lo32, hi32]:
+// mass_weight() and MassUnits::of() lane by lane (the same f32 and f64
+// operations, so the same units), for each id in the range its id (relative
+// to the block) and units written out; returns how many.
+template <int W>
+SS_LANE_INLINE std::int64_t block_masses(const float* v, std::int64_t n, std::uint32_t lo32, std::uint32_t hi32,
+                                         float max_logit, float inverse_temperature, double scale, std::int32_t* ids,
+                                         std::uint64_t* units) {
+    using namespace lanes;
+    using F = typename Native<W>::F;
+    using I = typename Native<W>::I;
+    using D = typename Wide<W>::D;
+    using L = typename Wide<W>::L;
+    constexpr int P = kLanes / W;
+    const std::int32_t lo = signed_bound(lo32);
+    const std::int32_t hi = signed_bound(hi32);
+    std::int64_t found = 0;
+    std::int64_t k = 0;
+    for (; k + kLanes <= n; k += kLanes) {
+        I in_range[P];
+        F x[P];
+        for (int p = 0; p < P; ++p) {
+            x[p] = load<F>(v + k + p * W);
+            const I keys = signed_order_keys<F, I>(x[p]);
+            in_range[p] = (keys > hi ? I{} + 1 : I{}) - (keys >= lo ? I{} + 1 : I{});
+        }
+        if (!any(in_range, P)) continue;
+        for (int p = 0; p < P; ++p) {
+            const F gap = x[p] - max_logit;
+            const F weight = gap == 0.0f ? splat<F>(1.0f) : exp_nonpositive<F, I>(gap * inverse_temperature);
+            const L u = __builtin_convertvector(__builtin_convertvector(weight, D) * scale + 0.5, L);
+            std::uint64_t lane_units[W];
+            std::memcpy(lane_units, &u, sizeof lane_units);
+            for (std::uint32_t bits = sign_bits<W>(in_range[p]); bits != 0; bits &= bits - 1) {
+                const int j = __builtin_ctz(bits);
+                ids[found] = static_cast<std::int32_t>(k + p * W + j);
+                units[found++] = lane_units[j];
+            }
+        }
+    }
+    for (; k < n; ++k) {
+        const std::uint32_t key = order_key(v[k]);
+        if (key < lo32 || key > hi32) continue;
+        const float gap = v[k] - max_logit;
+        const float weight = gap == 0.0f ? 1.0f : exp_nonpositive_f32(gap * inverse_temperature);
+        ids[found] = static_cast<std::int32_t>(k);
+        units[found++] = static_cast<std::uint64_t>(static_cast<double>(weight) * scale + 0.5);
+    }
+    return found;
 }
 
 // One function per pass and target, and the choice among them.
@@ -245,18 +257,21 @@ SS_LANE_INLINE std::int64_t ids_in_range(const float* v, std::int64_t begin, std
     }
 
 SS_HOST_PASS(LogitCheck, check_and_copy, (const float* row, std::int64_t vocab, float* to), (row, vocab, to))
-SS_HOST_PASS(RowScan, scan_row, (const float* v, std::int64_t vocab), (v, vocab))
-SS_HOST_PASS(double, normaliser,
-             (const float* v, std::int64_t vocab, float max_logit, const std::uint32_t* bounds, std::uint32_t* counts),
-             (v, vocab, max_logit, bounds, counts))
+SS_HOST_PASS(BlockScan, scan_block, (const float* v, std::int64_t n), (v, n))
+SS_HOST_PASS(double, block_partition, (const float* v, std::int64_t n, float max_logit), (v, n, max_logit))
+SS_HOST_PASS(std::int64_t, block_masses,
+             (const float* v, std::int64_t n, std::uint32_t lo32, std::uint32_t hi32, float max_logit,
+              float inverse_temperature, double scale, std::int32_t* ids, std::uint64_t* units),
+             (v, n, lo32, hi32, max_logit, inverse_temperature, scale, ids, units))
 SS_HOST_PASS(std::int64_t, ids_in_range,
              (const float* v, std::int64_t begin, std::int64_t end, std::uint32_t lo32, std::uint32_t hi32,
               std::int32_t* out),
              (v, begin, end, lo32, hi32, out))
 #undef SS_HOST_PASS
 
-constexpr std::int64_t kRangeChunk = 4096;
-constexpr std::size_t kCandidateBuffer = 16384;
+// Ids per block of the row: the first pass's blocks stay in the L1 cache
+// between its scan and its sums.
+constexpr std::int64_t kBlock = 1024;
 
 }  // namespace
 
@@ -296,317 +311,376 @@ int set_host_width(int width) {
 
 LogitCheck check_row_logits(const float* row, std::int64_t vocab) { return check_and_copy_best(row, vocab, nullptr); }
 
-template <class F>
-void FastRowSampler::for_each_in_range(std::uint32_t lo32, std::uint32_t hi32, F&& f) {
-    ++row_reads_;
-    range_ids_.resize(kRangeChunk);
-    for (std::int64_t start = 0; start < vocab_; start += kRangeChunk) {
-        const std::int64_t n = ids_in_range_best(row_, start, std::min(vocab_, start + kRangeChunk), lo32, hi32,
-                                            range_ids_.data());
-        for (std::int64_t j = 0; j < n; ++j) f(range_ids_[static_cast<std::size_t>(j)]);
-    }
-}
+// The host's execution context for fast_sample_row() (kernels/fast_row.h):
+// one worker, the row's full-row passes in vector code, in blocks of kBlock
+// ids; a block holding a penalised id is copied and patched first, so the
+// penalties cost no pass of their own.
+class HostRowContext {
+public:
+    HostRowContext(FastRowSampler& s, const float* row, std::int64_t vocab, const HistoryTable& table,
+                   bool penalised, std::int32_t overflow_id, std::uint8_t* mask, RowResult* results)
+        : s_(s), row_(row), vocab_(vocab), table_(table), penalised_(penalised), overflow_id_(overflow_id), mask_(mask),
+          results_(results), units_(vocab) {}
 
-float FastRowSampler::weight(std::uint64_t key, bool by_mass) const {
-    return by_mass ? mass_weight(rank_key_value(key), max_logit_, inverse_temperature_) : 1.0f;
-}
-
-void FastRowSampler::collect(std::uint64_t lo, std::uint64_t hi) {
-    keys_.clear();
-    if (candidates_valid_ && lo >= candidates_floor_) {
-        for (const auto key : candidates_) {
-            if (key >= lo && key <= hi) keys_.push_back(key);
+    FirstPass first_pass() {
+        ++s_.row_reads_;
+        FirstPass pass;
+        // A penalty that overflowed refuses the row once the logits are found
+        // valid: the pass then only checks them.
+        const bool sampled = overflow_id_ < 0;
+        bool refused = false;
+        for_each_block([&](std::int64_t start, std::int64_t n, const float* block, const LogitCheck* raw) {
+            if (refused) return;
+            const BlockScan scan = scan_block_best(block, n);
+            if (raw ? raw->refused_id >= 0 : scan.refused) {
+                refused = true;
+                return;
+            }
+            pass.any_finite = pass.any_finite || (raw ? raw->any_finite : scan.any_finite);
+            if (!sampled) return;
+            if (scan.max_logit > pass.max_logit) {
+                pass.partition = rescale_partition(pass.partition, pass.max_logit, scan.max_logit);
+                pass.max_logit = scan.max_logit;
+                pass.argmax = static_cast<std::int32_t>(start) + scan.first;
+            }
+            pass.min_logit = std::min(pass.min_logit, scan.min_logit);
+            if (pass.max_logit > -kInf) pass.partition += block_partition_best(block, n, pass.max_logit);
+        });
+        if (refused) {
+            pass.refused_id = first_refused(row_, vocab_);
+            pass.refused_value = row_[pass.refused_id];
         }
-    } else {
-        // The logit half of the key rules most ids out before the id half is built.
-        for_each_in_range(static_cast<std::uint32_t>(lo >> 32), static_cast<std::uint32_t>(hi >> 32),
-                          [&](std::int32_t i) {
-                              const std::uint64_t key = rank_key(row_[i], i);
-                              if (key >= lo && key <= hi) keys_.push_back(key);
-                          });
+        return pass;
     }
-    // At most kCandidateCapacity keys: the undecided few, never the row.
-    std::sort(keys_.begin(), keys_.end(), std::greater<>());
-}
 
-void FastRowSampler::histogram_from_floor(std::uint32_t floor_digit) {
-    // Level 0's digit is the order key's top 11 bits.
-    const std::uint32_t floor32 = floor_digit << (32 - kDigitBits);
-    std::uint32_t above = 0;
-    for (int b = 0; b < coarse_used_; ++b) {
-        if (coarse_bounds_[b] == floor32) above = coarse_counts_[b];
+    std::int32_t overflow_id() const { return overflow_id_; }
+
+    void set_weights(float max_logit, float inverse_temperature) {
+        max_logit_ = max_logit;
+        inverse_temperature_ = inverse_temperature;
     }
-    candidates_.clear();
-    candidates_floor_ = static_cast<std::uint64_t>(floor32) << 32;
-    candidates_valid_ = above <= kCandidateBuffer;
-    for_each_in_range(floor32, std::numeric_limits<std::uint32_t>::max(), [&](std::int32_t i) {
-        const std::uint64_t key = rank_key(row_[i], i);
-        ++counts_[key_digit(key, 0)];
-        if (candidates_valid_) candidates_.push_back(key);
-    });
-}
 
-FastRowSampler::Selection FastRowSampler::walk_materialised(double target) {
-    double acc = 0.0;
-    for (std::size_t j = 0; j < keys_.size(); ++j) {
-        acc += weight(keys_[j], true);
-        if (acc >= target) {
-            keys_.resize(j + 1);
-            break;
+    Histogram histogram(int level, std::uint64_t lo, std::uint64_t hi, bool by_mass) {
+        const int buckets = 1 << digit_width(level);
+        std::fill(s_.counts_.begin(), s_.counts_.begin() + buckets, 0U);
+        std::fill(s_.units_.begin(), s_.units_.begin() + buckets, 0ULL);
+        Histogram h;
+        const auto add = [&](std::uint64_t key, std::uint64_t units) {
+            const auto digit = static_cast<int>(key_digit(key, level));
+            ++s_.counts_[static_cast<std::size_t>(digit)];
+            s_.units_[static_cast<std::size_t>(digit)] += units;
+            h.top = std::max(h.top, digit);
+        };
+        if (by_mass && !covered(lo)) {
+            for_each_key_with_units(lo, hi, add);
+        } else {
+            for_each_key(lo, hi, [&](std::uint64_t key) { add(key, by_mass ? weight(key, true) : 0); });
+        }
+        for (int d = 0; d < buckets; ++d) h.total_weight += by_mass ? s_.units_[d] : s_.counts_[d];
+        return h;
+    }
+
+    BucketChoice choose(int top, int floor, bool by_mass, double target, std::uint64_t count_above,
+                        std::uint64_t weight_above) const {
+        return choose_bucket(s_.counts_.data(), s_.units_.data(), top, floor, by_mass, target, count_above,
+                             weight_above);
+    }
+
+    std::uint32_t count_at(int digit) const { return digit >= 0 ? s_.counts_[static_cast<std::size_t>(digit)] : 0U; }
+
+    std::uint32_t collect(std::uint64_t lo, std::uint64_t hi) {
+        s_.keys_.clear();
+        for_each_key(lo, hi, [&](std::uint64_t key) { s_.keys_.push_back(key); });
+        // At most kCandidateCapacity keys: the undecided few, never the row.
+        std::sort(s_.keys_.begin(), s_.keys_.end(), std::greater<>());
+        return static_cast<std::uint32_t>(s_.keys_.size());
+    }
+
+    int walk(std::uint32_t n, bool by_mass, std::uint64_t start, double target) const {
+        std::uint64_t running = start;
+        for (std::uint32_t j = 0; j < n; ++j) {
+            running += weight(s_.keys_[j], by_mass);
+            if (static_cast<double>(running) >= target) return static_cast<int>(j);
+        }
+        return static_cast<int>(n) - 1;
+    }
+
+    std::uint64_t key(int j) const { return s_.keys_[static_cast<std::size_t>(j)]; }
+
+    std::uint64_t kept_weight(std::uint32_t n) const {
+        std::uint64_t total = 0;
+        for (std::uint32_t j = 0; j < n; ++j) total += weight(s_.keys_[j], true);
+        return total;
+    }
+
+    void cover(std::uint64_t lo) {
+        if (covered(lo)) return;
+        std::vector<std::uint64_t>& gathered = s_.gathered_;
+        gathered.clear();
+        for_each_key(lo, ~0ULL, [&](std::uint64_t key) { gathered.push_back(key); });
+        gathered_floor_ = lo;
+        gathered_valid_ = true;
+    }
+
+    // Gathers the keys >= a floor at or above lo that at least `need` keys
+    // reach: the floor rises while the row is read, whenever the keys held
+    // would still number `need` above a higher digit, so the ids far below the
+    // k-th largest stop being held (and, soon, being looked at).
+    std::uint64_t cover_top(std::uint64_t lo, std::uint64_t need) {
+        if (covered(lo)) return lo;
+        ++s_.row_reads_;
+        std::vector<std::uint64_t>& gathered = s_.gathered_;
+        std::uint32_t* counts = s_.counts_.data();
+        std::fill(s_.counts_.begin(), s_.counts_.end(), 0U);
+        gathered.clear();
+        std::uint64_t floor = lo;
+        const std::size_t slack = static_cast<std::size_t>(need) * 2 + 256;
+        for_each_block_keys(lo, [&](std::uint64_t key) {
+            if (key < floor) return;
+            gathered.push_back(key);
+            ++counts[key_digit(key, 0)];
+        }, [&]() -> std::uint64_t {
+            if (gathered.size() < slack) return floor;
+            // The highest digit with at least `need` keys at or above it.
+            std::uint64_t running = 0;
+            int digit = kDigitBuckets - 1;
+            for (; digit > 0; --digit) {
+                running += counts[digit];
+                if (running >= need) break;
+            }
+            const std::uint64_t raised = static_cast<std::uint64_t>(digit) << (64 - kDigitBits);
+            if (raised <= floor) return floor;
+            floor = raised;
+            for (int d = static_cast<int>(key_digit(lo, 0)); d < digit; ++d) counts[d] = 0;
+            std::size_t kept = 0;
+            for (const std::uint64_t key : gathered) {
+                if (key >= floor) gathered[kept++] = key;
+            }
+            gathered.resize(kept);
+            return floor;
+        });
+        gathered_floor_ = floor;
+        gathered_valid_ = true;
+        return floor;
+    }
+
+    FastRace race(std::uint64_t threshold, const FastSelection& kept, const RowParams& p, std::uint64_t position) {
+        double best = -HUGE_VAL;
+        FastRace race;
+        const auto run = [&](std::uint64_t key) {
+            if (key < threshold) return;
+            ++race.kept_count;
+            const std::int32_t id = rank_key_id(key);
+            const double score = gumbel_score(rank_key_value(key), p.temperature, p.seed, position, id);
+            if (score > best || (score == best && id < race.token)) {
+                best = score;
+                race.token = id;
+            }
+        };
+        if (kept.materialised) {
+            for (std::uint32_t j = 0; j < kept.count; ++j) run(s_.keys_[j]);
+        } else {
+            for_each_key(threshold, ~0ULL, run);
+        }
+        return race;
+    }
+
+    void mark(std::uint64_t threshold, const FastSelection& kept) {
+        if (!mask_) return;
+        if (kept.materialised) {
+            for (std::uint32_t j = 0; j < kept.count; ++j) {
+                if (s_.keys_[j] >= threshold) mask_[rank_key_id(s_.keys_[j])] = 1;
+            }
+        } else {
+            for_each_key(threshold, ~0ULL, [&](std::uint64_t key) { mask_[rank_key_id(key)] = 1; });
         }
     }
-    return {keys_.back(), true};
-}
 
-FastRowSampler::Selection FastRowSampler::select(std::uint64_t lower, bool by_mass, double target) {
-    std::uint64_t lo = lower;
-    std::uint64_t hi = std::numeric_limits<std::uint64_t>::max();
-    std::uint64_t above_count = 0;
-    double above_weight = 0.0;
-    counts_.resize(kDigitBuckets);
-    masses_.resize(kDigitBuckets);
-    // Top-k's first level needs only the buckets from the top down to the one
-    // holding the k-th key: the first coarse bound whose count reaches k lies
-    // at or below it, so the ids under that bound cannot change the choice.
-    std::uint32_t floor_digit = 0;
-    if (!by_mass && lower == lowest_finite_key()) {
-        for (int b = 0; b < coarse_used_; ++b) {
-            if (static_cast<double>(coarse_counts_[b]) >= target) {
-                floor_digit = coarse_bounds_[b] >> (32 - kDigitBits);
-                break;
+    void mark_id(std::int32_t id) {
+        if (mask_) mask_[id] = 1;
+    }
+
+    float value(std::int32_t id) const {
+        if (penalised_) {
+            const std::int64_t slot = history_find(table_, id);
+            if (slot >= 0) return penalised_f32(table_.penalised[slot]);
+        }
+        return row_[id];
+    }
+
+    void write_result(int draw, const RowResult& result) { results_[draw] = result; }
+
+    FastBranches& branches() { return s_.branches_; }
+
+private:
+    std::uint64_t weight(std::uint64_t key, bool by_mass) const {
+        return key_weight(key, by_mass, max_logit_, inverse_temperature_, units_);
+    }
+
+    bool covered(std::uint64_t lo) const { return gathered_valid_ && lo >= gathered_floor_; }
+
+    // f(start, n, block, raw) for each block of the row in id order, `block`
+    // holding the penalised logits of ids start .. start + n; `raw` is the
+    // check of the logits as they came when the block is a patched copy
+    // (else the block is the row itself and its own scan checks it).
+    template <class F>
+    void for_each_block(F&& f) {
+        for (std::int64_t start = 0, b = 0; start < vocab_; start += kBlock, ++b) {
+            const std::int64_t n = std::min(kBlock, vocab_ - start);
+            const std::uint32_t first = penalised_ ? s_.patch_start_[static_cast<std::size_t>(b)] : 0;
+            const std::uint32_t last = penalised_ ? s_.patch_start_[static_cast<std::size_t>(b) + 1] : 0;
+            if (first < last) {
+                float* copy = s_.scratch_.data();
+                const LogitCheck raw = check_and_copy_best(row_ + start, n, copy);
+                for (std::uint32_t j = first; j < last; ++j) copy[s_.patches_[j].first - start] = s_.patches_[j].second;
+                f(start, n, static_cast<const float*>(copy), &raw);
+            } else {
+                f(start, n, row_ + start, static_cast<const LogitCheck*>(nullptr));
             }
         }
     }
-    candidates_valid_ = false;
-    for (int level = 0; level < kSelectLevels; ++level) {
-        select_levels_ = level + 1;
-        const int buckets = 1 << digit_width(level);
-        std::fill(counts_.begin(), counts_.begin() + buckets, 0U);
-        std::fill(masses_.begin(), masses_.begin() + buckets, 0.0);
+
+    // f(key) for every rank key in [lo, hi]: from the gathered keys when they
+    // cover lo, else from one read of the row, in id order.
+    template <class F>
+    void for_each_key(std::uint64_t lo, std::uint64_t hi, F&& f) {
+        if (covered(lo)) {
+            for (const std::uint64_t key : s_.gathered_) {
+                if (key >= lo && key <= hi) f(key);
+            }
+            return;
+        }
+        ++s_.row_reads_;
         const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
         const auto hi32 = static_cast<std::uint32_t>(hi >> 32);
-        const auto add = [&](std::uint64_t key) {
-            if (key < lo || key > hi) return;
-            const std::uint32_t digit = key_digit(key, level);
-            ++counts_[digit];
-            if (by_mass) masses_[digit] += weight(key, true);
-        };
-        if (level == 0 && floor_digit > 0) {
-            histogram_from_floor(floor_digit);
-        } else if (candidates_valid_ && lo >= candidates_floor_) {
-            for (const auto key : candidates_) add(key);
-        } else {
-            for_each_in_range(lo32, hi32, [&](std::int32_t i) { add(rank_key(row_[i], i)); });
+        std::int32_t* ids = s_.range_ids_.data();
+        const std::uint64_t* patched = s_.patched_bits_.data();
+        // The logits as they came, block by block; a penalised id is passed
+        // over there and taken with its penalised logit after its block.
+        for (std::int64_t start = 0, b = 0; start < vocab_; start += kBlock, ++b) {
+            const std::int64_t n = std::min(kBlock, vocab_ - start);
+            const std::int64_t found = ids_in_range_best(row_ + start, 0, n, lo32, hi32, ids);
+            for (std::int64_t j = 0; j < found; ++j) {
+                const auto id = static_cast<std::int32_t>(start + ids[j]);
+                if (penalised_ && (patched[id >> 6] >> (id & 63) & 1U)) continue;
+                const std::uint64_t key = rank_key(row_[id], id);
+                if (key >= lo && key <= hi) f(key);
+            }
+            if (!penalised_) continue;
+            for (std::uint32_t j = s_.patch_start_[static_cast<std::size_t>(b)]; j < s_.patch_start_[static_cast<std::size_t>(b) + 1]; ++j) {
+                const std::uint64_t key = rank_key(s_.patches_[j].second, s_.patches_[j].first);
+                if (key >= lo && key <= hi) f(key);
+            }
         }
-        // Weight 1 sums to the count exactly.
-        if (!by_mass) {
-            for (int d = 0; d < buckets; ++d) masses_[d] = static_cast<double>(counts_[d]);
-        }
-        // The bucket where the running weight, from the top, reaches the target
-        // (the lowest non-empty one when rounding leaves it short).
-        int chosen = -1;
-        double before_chosen = above_weight;
-        double running = above_weight;
-        std::uint64_t count_before = above_count;
-        std::uint64_t running_count = above_count;
-        for (int d = buckets - 1; d >= 0; --d) {
-            if (counts_[d] == 0) continue;
-            chosen = d;
-            before_chosen = running;
-            count_before = running_count;
-            running += masses_[d];
-            running_count += counts_[d];
-            if (running >= target) break;
-        }
-        const auto digit = static_cast<std::uint32_t>(chosen);
-        const std::uint64_t new_lo = std::max(lo, bucket_low(hi, level, digit));
-        const std::uint64_t new_hi = std::min(hi, bucket_high(hi, level, digit));
-        above_count = count_before;
-        above_weight = before_chosen;
-        const std::uint64_t in_bucket = counts_[digit];
+    }
 
-        if (above_count + in_bucket <= static_cast<std::uint64_t>(kCandidateCapacity)) {
-            // Everything from this bucket up fits: the kept set comes out materialised.
-            collect(new_lo, std::numeric_limits<std::uint64_t>::max());
-            double acc = 0.0;
-            for (std::size_t j = 0; j < keys_.size(); ++j) {
-                acc += weight(keys_[j], by_mass);
-                if (acc >= target) {
-                    keys_.resize(j + 1);
-                    return {keys_[j], true};
+    // f(key, units) for every rank key in [lo, hi] with its top-p weight in
+    // units, from one read of the row, the weights made in vector lanes.
+    template <class F>
+    void for_each_key_with_units(std::uint64_t lo, std::uint64_t hi, F&& f) {
+        ++s_.row_reads_;
+        const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
+        const auto hi32 = static_cast<std::uint32_t>(hi >> 32);
+        std::int32_t* ids = s_.range_ids_.data();
+        std::uint64_t* units = s_.range_units_.data();
+        const std::uint64_t* patched = s_.patched_bits_.data();
+        for (std::int64_t start = 0, b = 0; start < vocab_; start += kBlock, ++b) {
+            const std::int64_t n = std::min(kBlock, vocab_ - start);
+            const std::int64_t found = block_masses_best(row_ + start, n, lo32, hi32, max_logit_,
+                                                         inverse_temperature_, units_.scale, ids, units);
+            for (std::int64_t j = 0; j < found; ++j) {
+                const auto id = static_cast<std::int32_t>(start + ids[j]);
+                if (penalised_ && (patched[id >> 6] >> (id & 63) & 1U)) continue;
+                const std::uint64_t key = rank_key(row_[id], id);
+                if (key >= lo && key <= hi) f(key, units[j]);
+            }
+            if (!penalised_) continue;
+            for (std::uint32_t j = s_.patch_start_[static_cast<std::size_t>(b)];
+                 j < s_.patch_start_[static_cast<std::size_t>(b) + 1]; ++j) {
+                const std::uint64_t key = rank_key(s_.patches_[j].second, s_.patches_[j].first);
+                if (key >= lo && key <= hi) f(key, weight(key, true));
+            }
+        }
+    }
+
+    // f(key) for every rank key >= the floor, reading the row block by block;
+    // after each block raise() returns the floor for the next.
+    template <class F, class R>
+    void for_each_block_keys(std::uint64_t floor, F&& f, R&& raise) {
+        std::int32_t* ids = s_.range_ids_.data();
+        const std::uint64_t* patched = s_.patched_bits_.data();
+        for (std::int64_t start = 0, b = 0; start < vocab_; start += kBlock, ++b) {
+            const std::int64_t n = std::min(kBlock, vocab_ - start);
+            const auto lo32 = static_cast<std::uint32_t>(floor >> 32);
+            const std::int64_t found = ids_in_range_best(row_ + start, 0, n, lo32, ~0U, ids);
+            for (std::int64_t j = 0; j < found; ++j) {
+                const auto id = static_cast<std::int32_t>(start + ids[j]);
+                if (penalised_ && (patched[id >> 6] >> (id & 63) & 1U)) continue;
+                f(rank_key(row_[id], id));
+            }
+            if (penalised_) {
+                for (std::uint32_t j = s_.patch_start_[static_cast<std::size_t>(b)];
+                     j < s_.patch_start_[static_cast<std::size_t>(b) + 1]; ++j) {
+                    f(rank_key(s_.patches_[j].second, s_.patches_[j].first));
                 }
             }
-            return {keys_.back(), true};
+            floor = raise();
         }
-        if (in_bucket <= static_cast<std::uint64_t>(kCandidateCapacity)) {
-            collect(new_lo, new_hi);
-            double acc = above_weight;
-            for (const auto key : keys_) {
-                acc += weight(key, by_mass);
-                if (acc >= target) return {key, false};
-            }
-            return {keys_.back(), false};
-        }
-        lo = new_lo;
-        hi = new_hi;
     }
-    return {lo, false};  // not reached: the last level's buckets hold one key each
-}
+
+    FastRowSampler& s_;
+    const float* row_;
+    std::int64_t vocab_;
+    HistoryTable table_;
+    bool penalised_;
+    std::int32_t overflow_id_;
+    std::uint8_t* mask_;
+    RowResult* results_;
+    MassUnits units_;
+    float max_logit_ = 0.0f;
+    float inverse_temperature_ = 1.0f;
+    std::uint64_t gathered_floor_ = 0;
+    bool gathered_valid_ = false;
+};
 
 void FastRowSampler::sample(const float* row, std::int64_t vocab, const RowParams& p, const HistoryTable& table,
                             std::uint8_t* mask, std::int32_t draws, RowResult* results) {
     branches_ = Branches{};
-    RowResult result;
-    result.draws_after = p.draws_before;
-    const auto fail = [&](RowError error, std::int32_t id) {
-        result.error = error;
-        result.error_id = id;
-        std::fill(results, results + draws, result);
-    };
-    const auto refuse = [&](const LogitCheck& check) {
-        if (check.refused_id >= 0) return fail(RowError::RefusedLogit, check.refused_id);
-        fail(RowError::NoFiniteLogit, -1);
-    };
-
-    // Penalties: a private copy of the row only when a penalty touches it; the
-    // copy's pass checks the logits as they came.
-    const float* v = row;
+    counts_.resize(kDigitBuckets);
+    units_.resize(kDigitBuckets);
+    scratch_.resize(static_cast<std::size_t>(kBlock));
+    range_ids_.resize(static_cast<std::size_t>(kBlock));
+    range_units_.resize(static_cast<std::size_t>(kBlock));
+    // The penalised ids grouped by block (a counting sort), a bit per id, and
+    // the lowest id a penalty overflowed.
+    std::int32_t overflow_id = -1;
     const bool penalised = table.capacity > 0 && p.uses_penalties();
     if (penalised) {
-        penalised_.resize(static_cast<std::size_t>(vocab));
-        ++row_reads_;
-        const LogitCheck check = check_and_copy_best(row, vocab, penalised_.data());
-        if (!check.ok()) return refuse(check);
-        std::int32_t overflow_id = -1;
+        const auto blocks = static_cast<std::size_t>((vocab + kBlock - 1) / kBlock);
+        patch_start_.assign(blocks + 1, 0U);
+        patches_.resize(table.capacity);
+        patched_bits_.resize(static_cast<std::size_t>((vocab + 63) / 64));
+        for (std::uint32_t s = 0; s < table.capacity; ++s) {
+            if (table.ids[s] != kEmptySlot) ++patch_start_[static_cast<std::size_t>(table.ids[s] / kBlock) + 1];
+        }
+        for (std::size_t b = 0; b < blocks; ++b) patch_start_[b + 1] += patch_start_[b];
+        std::vector<std::uint32_t>& next = patch_fill_;
+        next.assign(patch_start_.begin(), patch_start_.end() - 1);
         for (std::uint32_t s = 0; s < table.capacity; ++s) {
             const std::int32_t id = table.ids[s];
             if (id == kEmptySlot) continue;
             const double x = table.penalised[s];
             if ((std::isnan(x) || x == HUGE_VAL) && (overflow_id < 0 || id < overflow_id)) overflow_id = id;
-            penalised_[static_cast<std::size_t>(id)] = penalised_f32(x);
-        }
-        if (overflow_id >= 0) return fail(RowError::PenaltyOverflow, overflow_id);
-        v = penalised_.data();
-    }
-
-    // Pass 1: the maximum, the smallest finite logit, the first id holding the
-    // maximum and (without penalties) the logits' check.
-    ++row_reads_;
-    const RowScan scan = scan_row_best(v, vocab);
-    if (!penalised && !scan.check.ok()) return refuse(scan.check);
-    const float max_logit = scan.max_logit;
-    const float min_logit = scan.min_logit;
-    if (max_logit == -kInf) return fail(RowError::PenaltyEmptiedRow, -1);
-    const std::int32_t argmax = scan.argmax;
-
-    // Pass 2: the normaliser; with top-k, also the counts of keys at or above
-    // the level-0 buckets from the maximum's down.
-    // Top-k's coarse bounds: the level-0 buckets from the maximum's down, one
-    // at a time, then further apart (repeating the lowest finite one at the end).
-    coarse_used_ = 0;
-    if (!p.greedy() && p.uses_top_k(vocab)) {
-        const auto lowest = static_cast<std::int64_t>(lowest_finite_key() >> (64 - kDigitBits));
-        const auto top = static_cast<std::int64_t>(order_key(max_logit) >> (32 - kDigitBits));
-        constexpr std::int64_t kSteps[kCoarseBounds] = {0, 1, 2, 3, 4, 6, 8, 12};
-        for (const auto step : kSteps) {
-            coarse_bounds_[coarse_used_++] = static_cast<std::uint32_t>(std::max(lowest, top - step)) << (32 - kDigitBits);
+            patches_[next[static_cast<std::size_t>(id / kBlock)]++] = {id, penalised_f32(x)};
+            patched_bits_[static_cast<std::size_t>(id >> 6)] |= std::uint64_t{1} << (id & 63);
         }
     }
-    ++row_reads_;
-    const double partition =
-        normaliser_best(v, vocab, max_logit, coarse_used_ > 0 ? coarse_bounds_ : nullptr, coarse_counts_);
-    const double log_partition = std::log(partition);
-    const auto logprob_of = [&](std::int32_t id) {
-        return static_cast<double>(v[id]) - static_cast<double>(max_logit) - log_partition;
-    };
-
-    if (p.greedy()) {
-        result.token = argmax;
-        result.kept_count = 1;
-        result.logprob = logprob_of(argmax);
-        if (mask) mask[argmax] = 1;
-        std::fill(results, results + draws, result);
-        return;
-    }
-    const double largest = std::max(std::fabs(static_cast<double>(max_logit)), std::fabs(static_cast<double>(min_logit)));
-    if (!std::isfinite(largest / p.temperature)) {
-        const std::int32_t id = std::fabs(max_logit) >= std::fabs(min_logit) ? argmax : -1;
-        return fail(RowError::TemperatureOverflow, id);
-    }
-
-    row_ = v;
-    vocab_ = vocab;
-    max_logit_ = max_logit;
-    inverse_temperature_ = static_cast<float>(1.0 / p.temperature);
-
-    Selection kept{lowest_finite_key(), false};
-    if (p.uses_top_k(vocab)) {
-        kept = select(kept.threshold, false, static_cast<double>(p.top_k));
-        branches_.top_k_levels = select_levels_;
-        branches_.top_k_materialised = kept.materialised;
-    }
-    coarse_used_ = 0;
-    if (p.uses_top_p()) {
-        double total = 0.0;
-        if (kept.materialised) {
-            for (const auto key : keys_) total += weight(key, true);
-        } else {
-            const std::uint64_t threshold = kept.threshold;
-            for_each_in_range(static_cast<std::uint32_t>(threshold >> 32), std::numeric_limits<std::uint32_t>::max(),
-                              [&](std::int32_t i) {
-                                  const std::uint64_t key = rank_key(v[i], i);
-                                  if (key >= threshold) total += weight(key, true);
-                              });
+    HostRowContext context(*this, row, vocab, table, penalised, overflow_id, mask, results);
+    fast_sample_row(context, vocab, p, draws);
+    if (penalised) {
+        for (std::uint32_t s = 0; s < table.capacity; ++s) {
+            if (table.ids[s] != kEmptySlot) patched_bits_[static_cast<std::size_t>(table.ids[s] >> 6)] = 0;
         }
-        branches_.top_p_walked = kept.materialised;
-        kept = kept.materialised ? walk_materialised(p.top_p * total) : select(kept.threshold, true, p.top_p * total);
-        if (!branches_.top_p_walked) {
-            branches_.top_p_levels = select_levels_;
-            branches_.top_p_materialised = kept.materialised;
-        }
-    }
-    std::uint64_t threshold = kept.threshold;
-    if (p.uses_min_p()) {
-        const std::uint64_t bound = min_p_threshold(max_logit, p.temperature, p.min_p);
-        branches_.min_p_raised = bound > threshold;
-        threshold = std::max(threshold, bound);
-    }
-    const auto threshold32 = static_cast<std::uint32_t>(threshold >> 32);
-    constexpr std::uint32_t kTop32 = std::numeric_limits<std::uint32_t>::max();
-
-    // The draw: a Gumbel race over the kept set.
-    std::int32_t kept_count = 0;
-    for (std::int32_t j = 0; j < draws; ++j) {
-        const std::uint64_t position = p.draws_before + static_cast<std::uint64_t>(j);
-        double best = -HUGE_VAL;
-        std::int32_t token = -1;
-        kept_count = 0;
-        const auto race = [&](std::uint64_t key) {
-            if (key < threshold) return;
-            ++kept_count;
-            const std::int32_t id = rank_key_id(key);
-            const double score = gumbel_score(rank_key_value(key), p.temperature, p.seed, position, id);
-            if (score > best || (score == best && id < token)) {
-                best = score;
-                token = id;
-            }
-        };
-        if (kept.materialised) {
-            for (const auto key : keys_) race(key);
-        } else {
-            for_each_in_range(threshold32, kTop32, [&](std::int32_t i) { race(rank_key(v[i], i)); });
-        }
-        result.token = token;
-        result.kept_count = kept_count;
-        result.logprob = logprob_of(token);
-        result.draws_after = position + 1;
-        results[j] = result;
-    }
-    if (mask) {
-        // -inf keys lie below any threshold.
-        for_each_in_range(threshold32, kTop32, [&](std::int32_t i) {
-            if (rank_key(v[i], i) >= threshold) mask[i] = 1;
-        });
     }
 }
 

@@ -4,12 +4,20 @@
 // 8 for x86-64-v3, 16 for x86-64-v4), and holds its sixteen lanes in 16 / W
 // registers: lane j is element j % W of register j / W. It is compiled for
 // each of the three targets, and the best one the CPU supports is chosen once
-// (host_level()), so one generic binary runs everywhere.
+// (host_width()), so one generic binary runs everywhere.
 //
 // Each lane does exactly what the scalar code did for its ids, in the same
 // order, with the same f32 operations (the build has -ffp-contract=off, so no
 // multiply-add is fused on any target): the results are the same bits on
 // every target, and the same as before the passes were vectorised.
+//
+// Why the compiler's vector extensions and not a SIMD library such as Google
+// Highway: the sums must come out the same on every machine, so the sixteen
+// lanes and their order are fixed whatever the register width, which is
+// what these templates spell out; a library's native vectors change their
+// lane count with the target, and keeping sixteen lanes over them would be
+// this same code around its types. The choice of width is three target
+// attributes and one CPU check here, with nothing to link or ship.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +55,25 @@ struct Native<16> {
     using I = std::int32_t __attribute__((vector_size(64)));
 };
 
+// W lanes of f64 and of u64 (two or four registers of the same width).
+template <int W>
+struct Wide;
+template <>
+struct Wide<4> {
+    using D = double __attribute__((vector_size(32)));
+    using L = std::uint64_t __attribute__((vector_size(32)));
+};
+template <>
+struct Wide<8> {
+    using D = double __attribute__((vector_size(64)));
+    using L = std::uint64_t __attribute__((vector_size(64)));
+};
+template <>
+struct Wide<16> {
+    using D = double __attribute__((vector_size(128)));
+    using L = std::uint64_t __attribute__((vector_size(128)));
+};
+
 // The register width the passes run at: the widest this CPU supports (16, 8
 // or 4 floats), unless set_host_width() chose a narrower one (the tests run
 // every width this CPU has and compare the bits). Returns the width now in use.
@@ -77,6 +104,32 @@ SS_LANE_INLINE bool any(const I* masks, int count) {
     std::int32_t all = 0;
     for (const auto e : elements) all |= e;
     return all != 0;
+}
+
+// A bit per lane, set where the lane is negative (a comparison's true):
+// each lane keeps its own bit, then halves are folded together with
+// shuffles, which every width lowers to a few register operations.
+template <int W, class I>
+SS_LANE_INLINE std::uint32_t sign_bits(const I& v) {
+    std::int32_t weights[W];
+    for (int j = 0; j < W; ++j) weights[j] = 1 << j;
+    I bits;
+    std::memcpy(&bits, weights, sizeof bits);
+    bits &= v >> 31;
+    if constexpr (W == 16) {
+        bits |= __builtin_shufflevector(bits, bits, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15);
+        bits |= __builtin_shufflevector(bits, bits, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7);
+        bits |= __builtin_shufflevector(bits, bits, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
+        bits |= __builtin_shufflevector(bits, bits, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    } else if constexpr (W == 8) {
+        bits |= __builtin_shufflevector(bits, bits, 4, 5, 6, 7, 4, 5, 6, 7);
+        bits |= __builtin_shufflevector(bits, bits, 2, 3, 2, 3, 2, 3, 2, 3);
+        bits |= __builtin_shufflevector(bits, bits, 1, 1, 1, 1, 1, 1, 1, 1);
+    } else {
+        bits |= __builtin_shufflevector(bits, bits, 2, 3, 2, 3);
+        bits |= __builtin_shufflevector(bits, bits, 1, 1, 1, 1);
+    }
+    return static_cast<std::uint32_t>(bits[0]);
 }
 
 // order_key() of rank_key.h, lane by lane, with its top bit flipped so that

@@ -1,8 +1,9 @@
-// Rows built to send fast mode down each branch of its selection: past radix
-// level 0, to the last levels, the kept set too large to hold as a list, a k
-// above the finite count, min-p alone; the same batch twice; refused logits row
-// by row. Every row is checked against the CPU reference (kept sets under the
-// near-tie rule, logprobs), on the backend named by SAMPLESCOPE_TEST_BACKEND.
+// Rows built to send fast mode down each branch of its selection
+// (kernels/tools/branch_rows.h): past radix level 0, to the last levels, the
+// kept set too large to hold as a list, a k above the finite count, min-p
+// alone; the same batch twice; refused logits row by row. Every row is checked
+// against the CPU reference (kept sets under the near-tie rule, logprobs), on
+// the backend named by SAMPLESCOPE_TEST_BACKEND.
 // On the host twin the test also runs each row through FastRowSampler itself,
 // shows that it gives the batch run's bits, and reads which branch it took.
 #include <QtTest>
@@ -18,7 +19,9 @@
 #include "kernels/fast_row_host.h"
 #include "kernels/history_table.h"
 #include "kernels/tools/batch_compare.h"
+#include "kernels/tools/batch_generate.h"
 #include "kernels/tools/batch_reference.h"
+#include "kernels/tools/branch_rows.h"
 
 using namespace samplescope;
 using namespace samplescope::batch;
@@ -26,40 +29,7 @@ using namespace samplescope::batch;
 namespace {
 
 const Backend kBackend = parse_backend(SAMPLESCOPE_TEST_BACKEND);
-constexpr std::size_t kVocab = 128256;
-const float kMinusInf = -std::numeric_limits<float>::infinity();
-
-// A batch assembled row by row: logits and the request that goes with them.
-struct Rows {
-    std::vector<float> logits;
-    std::vector<RowRequest> requests;
-    std::size_t rows() const { return requests.size(); }
-    void add(const std::vector<float>& row, const RowRequest& request) {
-        logits.insert(logits.end(), row.begin(), row.end());
-        requests.push_back(request);
-    }
-    BatchInput input() const { return make_batch_input(logits.data(), rows(), kVocab, requests); }
-};
-
-// Logits spread evenly over [low, high): a fixed linear congruential stream, so
-// every machine builds the same rows. Over [0, 1) about 16,000 ids share each
-// level-0 bucket, so a selection that lands there must go a level deeper.
-std::vector<float> spread_row(std::uint64_t seed, float low, float high) {
-    std::vector<float> row(kVocab);
-    std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
-    for (auto& x : row) {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        const double unit = static_cast<double>(state >> 11) * 0x1.0p-53;
-        x = static_cast<float>(low + (high - low) * unit);
-    }
-    return row;
-}
-
-RowRequest request_with(std::uint64_t seed) {
-    RowRequest request;
-    request.params.seed = seed;
-    return request;
-}
+constexpr std::size_t kVocab = kBranchVocab;
 
 BatchOutput run(const BatchInput& input, bool mask = true, std::int32_t draws = 1, unsigned threads = 0) {
     BatchOptions options;
@@ -128,12 +98,7 @@ private slots:
     // Top-p alone over logits spread evenly: the level-0 bucket where the mass
     // reaches p holds thousands of ids, so the walk goes one level further.
     void topPGoesPastLevelZero() {
-        Rows rows;
-        for (const double p : {0.9, 0.5}) {
-            RowRequest request = request_with(rows.rows() + 1);
-            request.params.top_p = p;
-            rows.add(spread_row(rows.rows() + 1, 0.0f, 1.0f), request);
-        }
+        const RowBatch rows = top_p_past_level_zero_rows();
         const BatchInput input = rows.input();
         expect_matches_reference(input);
         if (kBackend != Backend::Host) return;
@@ -151,14 +116,7 @@ private slots:
     // k = 5,000 is more than the selection holds as a ranked list: the kept set
     // stays a threshold over the row, and a top-p after it selects from the row.
     void topKAboveTheListCapacity() {
-        Rows rows;
-        RowRequest k_only = request_with(3);
-        k_only.params.top_k = 5000;
-        rows.add(spread_row(3, -4.0f, 6.0f), k_only);
-        RowRequest k_and_p = request_with(4);
-        k_and_p.params.top_k = 5000;
-        k_and_p.params.top_p = 0.5;
-        rows.add(spread_row(4, 0.0f, 1.0f), k_and_p);
+        const RowBatch rows = top_k_above_capacity_rows();
         const BatchInput input = rows.input();
         expect_matches_reference(input);
         const BatchOutput out = run(input);
@@ -178,14 +136,7 @@ private slots:
     // Every logit tied: the logit's bits never separate the ids, so the
     // selection reads the id half of the key down to level 4 (five levels).
     void allTiedReachFiveLevels() {
-        Rows rows;
-        const std::vector<float> tied(kVocab, 1.5f);
-        RowRequest k5 = request_with(5);
-        k5.params.top_k = 5;
-        rows.add(tied, k5);
-        RowRequest p_only = request_with(6);
-        p_only.params.top_p = 0.3;
-        rows.add(tied, p_only);
+        const RowBatch rows = all_tied_rows();
         const BatchInput input = rows.input();
         expect_matches_reference(input);
         const BatchOutput out = run(input);
@@ -201,23 +152,14 @@ private slots:
     // Half the row -inf and k above the finite count: the running count never
     // reaches k, every finite id is kept and no -inf id is.
     void kAboveTheFiniteCount() {
-        Rows rows;
-        std::vector<float> alternate = spread_row(7, -3.0f, 3.0f);
-        for (std::size_t i = 0; i < kVocab; i += 2) alternate[i] = kMinusInf;
-        std::vector<float> lower_half = spread_row(8, 0.0f, 1.0f);
-        std::fill(lower_half.begin(), lower_half.begin() + static_cast<std::ptrdiff_t>(kVocab / 2), kMinusInf);
-        for (const auto* row : {&alternate, &lower_half}) {
-            RowRequest request = request_with(rows.rows() + 9);
-            request.params.top_k = 100000;
-            rows.add(*row, request);
-        }
+        const RowBatch rows = k_above_finite_count_rows();
         const BatchInput input = rows.input();
         expect_matches_reference(input);
         const BatchOutput out = run(input);
         for (std::size_t r = 0; r < rows.rows(); ++r) {
             QCOMPARE(out.kept_count[r], static_cast<std::int32_t>(kVocab / 2));
             for (const auto id : out.kept_ids(r, kVocab)) {
-                QVERIFY(input.logits[r * kVocab + static_cast<std::size_t>(id)] > kMinusInf);
+                QVERIFY(input.logits[r * kVocab + static_cast<std::size_t>(id)] > -std::numeric_limits<float>::infinity());
             }
             if (kBackend != Backend::Host) continue;
             const auto branches = branches_of(input, r, out);
@@ -228,18 +170,12 @@ private slots:
 
     // Min-p alone: no radix selection runs; the bound in log space alone cuts the row.
     void minPAlone() {
-        Rows rows;
-        RowRequest request = request_with(11);
-        request.params.min_p = 0.05;
-        request.params.temperature = 0.8;
-        rows.add(spread_row(11, -6.0f, 4.0f), request);
-        request.params.min_p = 0.5;
-        request.params.temperature = 1.3;
-        request.params.seed = 12;
-        rows.add(spread_row(12, 0.0f, 1.0f), request);
+        const RowBatch rows = min_p_alone_rows();
         const BatchInput input = rows.input();
         expect_matches_reference(input);
         const BatchOutput out = run(input);
+        // The first read, then one gather that the race and the mask share.
+        if (kBackend == Backend::Host) QCOMPARE(out.row_reads, std::uint64_t{2} * rows.rows());
         for (std::size_t r = 0; r < rows.rows(); ++r) {
             QVERIFY(out.kept_count[r] > 1);
             QVERIFY(out.kept_count[r] < static_cast<std::int32_t>(kVocab));
@@ -255,22 +191,7 @@ private slots:
     // The same batch, every kind of row above, run twice and split over one
     // thread and over several: tokens, logprobs and kept masks bitwise equal.
     void sameBatchTwice() {
-        Rows rows;
-        const std::vector<float> tied(kVocab, 1.5f);
-        RowRequest request = request_with(21);
-        request.params.top_p = 0.9;
-        rows.add(spread_row(21, 0.0f, 1.0f), request);
-        request = request_with(22);
-        request.params.top_k = 5000;
-        request.params.top_p = 0.5;
-        rows.add(spread_row(22, 0.0f, 1.0f), request);
-        request = request_with(23);
-        request.params.top_k = 5;
-        rows.add(tied, request);
-        request = request_with(24);
-        request.params.min_p = 0.05;
-        request.params.temperature = 0.8;
-        rows.add(spread_row(24, -6.0f, 4.0f), request);
+        const RowBatch rows = every_branch_rows();
         const BatchInput input = rows.input();
         const BatchOutput first = run(input, true, 3);
         const BatchOutput second = run(input, true, 3);
@@ -285,28 +206,28 @@ private slots:
         }
     }
 
+    // Full reads of the row per workload (the host twin counts them; the GPU
+    // runs the same routine): every stage two, top-p alone three, greedy one.
+    // The generated rows have a language model's shape and, for every stage,
+    // a history of 1,000 ids that the penalties change.
+    void readsPerRow() {
+        if (kBackend != Backend::Host) QSKIP("the host twin counts the reads");
+        const std::pair<Workload, std::uint64_t> expected[] = {
+            {Workload::EveryStage, 2}, {Workload::TopPOnly, 3}, {Workload::Greedy, 1}};
+        for (const auto& [workload, reads] : expected) {
+            const SyntheticBatch batch = generate_batch(8, kVocab, workload, 7);
+            const BatchInput input = batch.input();
+            const BatchOutput output = run(input, true);  // the kept mask costs no read
+            QCOMPARE(output.row_reads, reads * input.rows);
+            expect_matches_reference(input);
+        }
+    }
+
     // NaN and +inf logits, refused row by row where the host twin reads them,
     // each with the message the reference gives for that row.
     void refusedLogitsRowByRow() {
         if (kBackend != Backend::Host) return;  // run_host is the host twin's own path
-        const float nan = std::numeric_limits<float>::quiet_NaN();
-        const float inf = std::numeric_limits<float>::infinity();
-        Rows rows;
-        RowRequest request = request_with(31);
-        request.params.top_p = 0.9;
-        std::vector<float> row = spread_row(31, 0.0f, 1.0f);
-        rows.add(row, request);  // row 0: clean
-        row[70000] = nan;
-        rows.add(row, request);  // row 1: NaN
-        row[70000] = 0.5f;
-        row[9] = nan;
-        row[5] = inf;
-        rows.add(row, request);  // row 2: +inf before a NaN: the first id is named
-        row[9] = row[5] = 0.5f;
-        row[kVocab - 1] = inf;
-        rows.add(row, request);  // row 3: +inf in the last id
-        std::fill(row.begin(), row.end(), kMinusInf);
-        rows.add(row, request);  // row 4: every logit -inf
+        const RowBatch rows = refused_logit_rows();
         const BatchInput input = rows.input();
         struct Expected {
             RowError error;

@@ -12,6 +12,7 @@
 #include "engine/stats/near_tie.h"
 #include "engine/pipelines/sampler.h"
 #include "engine/stats/chi_square.h"
+#include "kernels/check/philox_answers.h"
 #include "kernels/history_table.h"
 #include "kernels/philox.h"
 #include "kernels/rank_key.h"
@@ -23,34 +24,22 @@ using namespace samplescope::batch;
 class KernelMathTest : public QObject {
     Q_OBJECT
 private slots:
-    // Random123's known-answer vectors for Philox4x32-10 (its tests/kat_vectors).
+    // Random123's known-answer vectors for Philox4x32-10 (kernels/check/philox_answers.h;
+    // a CUDA kernel checks the same ones in the GPU self-test).
     void philoxKnownAnswers() {
-        struct Kat {
-            std::array<std::uint32_t, 4> counter;
-            std::array<std::uint32_t, 2> key;
-            std::array<std::uint32_t, 4> out;
-        };
-        const std::array<Kat, 3> kats{{
-            {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
-            {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff},
-             {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
-            {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0},
-             {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
-        }};
-        for (const auto& kat : kats) {
+        for (const PhiloxAnswer& kat : kPhiloxAnswers) {
             const Philox4x32 out = philox4x32_10({{kat.counter[0], kat.counter[1], kat.counter[2], kat.counter[3]}},
                                                  kat.key[0], kat.key[1]);
-            for (int i = 0; i < 4; ++i) QCOMPARE(out.v[i], kat.out[static_cast<std::size_t>(i)]);
+            for (int i = 0; i < 4; ++i) QCOMPARE(out.v[i], kat.out[i]);
         }
     }
 
     // The noise is a pure function of (seed, position, id), strictly inside (0, 1), and uniform.
     void noiseIsPureAndUniform() {
-        // Known answers worked independently of this code (Philox4x32-10 of the
-        // counter (position, id) under the key child_seed(seed, 5), 53 bits + 1/2).
-        QCOMPARE(noise_uniform(7, 3, 11), 0x1.618c73eea5f96p-3);
-        QCOMPARE(noise_uniform(7, 4, 11), 0x1.c7da5ab2f3836p-1);
-        QCOMPARE(noise_uniform(8, 3, 11), 0x1.48f98858dc781p-2);
+        // Known answers worked independently of this code (kernels/check/philox_answers.h).
+        for (const NoiseAnswer& answer : kNoiseAnswers) {
+            QCOMPARE(noise_uniform(answer.seed, answer.position, answer.id), answer.value);
+        }
         QVERIFY(noise_uniform(7, 3, 11) != noise_uniform(7, 4, 11));
         QVERIFY(noise_uniform(7, 3, 11) != noise_uniform(8, 3, 11));
         std::array<std::uint64_t, 10> cells{};
