@@ -361,6 +361,7 @@ double run_cuda_batch(const BatchInput& input, const BatchOptions& options, std:
     batch.fast = options.mode == Mode::Fast;
     batch.kept_mask = options.kept_mask;
     batch.draws = options.draws;
+    batch.stream = options.cuda_stream;
     return run_cuda(batch, results, mask);
 }
 

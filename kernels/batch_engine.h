@@ -79,6 +79,7 @@ struct BatchOptions {
     bool kept_mask = false;   // also return the final kept set of every row
     std::int32_t draws = 1;   // draws per row from the same kept set, at positions draws_before + j
     unsigned threads = 0;     // host twin: 0 uses every hardware thread
+    void* cuda_stream = nullptr;  // CUDA backend: a cudaStream_t to run on (null: the backend's own)
 };
 
 struct BatchOutput {

@@ -19,6 +19,8 @@ namespace {
 double run_cuda(const CudaBatch&, std::vector<RowResult>&, std::vector<std::uint8_t>&) { not_built(); }
 float* cuda_upload(const float*, std::size_t) { not_built(); }
 void cuda_free(float*) {}
+void cuda_release() {}
+std::uint64_t cuda_buffer_allocations() { return 0; }
 double cuda_copy_bandwidth(std::size_t) { not_built(); }
 
 }  // namespace samplescope::batch

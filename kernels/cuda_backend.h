@@ -16,6 +16,7 @@ struct CudaProbe {
     std::string device;      // its name
     std::string reason;      // why not, when not
 };
+// Asked of the driver once per process; later calls return the same answer.
 CudaProbe probe_cuda();
 
 struct CudaBatch {
@@ -31,11 +32,27 @@ struct CudaBatch {
     bool fast = true;
     bool kept_mask = false;
     std::int32_t draws = 1;
+    // A cudaStream_t to run on; null: the backend's own stream. Every copy and
+    // launch of the call is enqueued on it (after the work the caller has
+    // already put there, such as the kernel that wrote device logits), and
+    // run_cuda waits for it once, at the end.
+    void* stream = nullptr;
 };
 
 // Throws std::runtime_error naming the CUDA call and its error when one fails.
-// Returns the kernels' own time in seconds (CUDA events), without transfers.
+// Returns the kernels' own time in seconds (CUDA events on the stream), without
+// transfers. Batches run one at a time (a process-wide lock) in device buffers
+// and pinned host buffers kept from one call to the next, grown when a batch
+// needs more.
 double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::vector<std::uint8_t>& mask);
+
+// Frees what run_cuda keeps (device buffers, pinned staging, its stream and
+// events); the next run makes them again. They are also freed at exit.
+void cuda_release();
+
+// How many device and pinned buffers run_cuda has allocated in this process
+// (0 without a GPU): a second batch no larger than the first adds none.
+std::uint64_t cuda_buffer_allocations();
 
 // For benchmarks and callers whose logits already live on the GPU: a device
 // copy of host floats (freed with cuda_free), and the device's copy bandwidth

@@ -8,7 +8,12 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <thread>
 #include <vector>
+
+#if defined(SAMPLESCOPE_WITH_CUDA)
+#include <cuda_runtime.h>
+#endif
 
 #include "engine/base/input_error.h"
 #include "engine/stats/near_tie.h"
@@ -355,6 +360,57 @@ private slots:
             }
         }
         lanes::set_host_width(widest);
+    }
+
+    // The CUDA backend keeps its buffers from one batch to the next, grows them
+    // for a larger batch and frees them on cuda_release(); none of that, a
+    // caller's stream, or two threads asking at once changes a bit of the
+    // output (on the host twin the same calls prove the same).
+    void repeatedBatchesGiveTheSameBits() {
+        const SyntheticBatch small = generate_batch(6, 500, Workload::EveryStage, 21);
+        // 80 x 128,256 f32 logits are 41 MB: three pieces through the two 16 MiB staging slots.
+        const SyntheticBatch large = generate_batch(80, 128256, Workload::EveryStage, 22);
+        const auto same = [](const BatchOutput& a, const BatchOutput& b) {
+            return a.token == b.token && a.logprob == b.logprob && a.kept_count == b.kept_count &&
+                   a.draws_after == b.draws_after && a.kept_mask == b.kept_mask;
+        };
+        for (const Mode mode : {Mode::Exact, Mode::Fast}) {
+            const BatchOutput first = run(small.input(), mode, true, 2);
+            const std::uint64_t allocations = cuda_buffer_allocations();
+            QVERIFY(same(first, run(small.input(), mode, true, 2)));
+            QCOMPARE(cuda_buffer_allocations(), allocations);  // warm: nothing allocated
+            if (mode == Mode::Fast) {
+                const BatchOutput big = run(large.input(), mode, true);
+                QVERIFY(same(big, run(large.input(), mode, true)));
+            }
+            const std::uint64_t grown = cuda_buffer_allocations();
+            QVERIFY(same(first, run(small.input(), mode, true, 2)));  // in the grown buffers
+            QCOMPARE(cuda_buffer_allocations(), grown);
+            cuda_release();
+            QVERIFY(same(first, run(small.input(), mode, true, 2)));
+            if (kBackend == Backend::Cuda) QVERIFY(cuda_buffer_allocations() > grown);  // made again
+            BatchOutput other;
+            std::thread second([&] { other = run(small.input(), mode, true, 2); });
+            const BatchOutput mine = run(small.input(), mode, true, 2);
+            second.join();
+            QVERIFY(same(first, mine));
+            QVERIFY(same(first, other));
+#if defined(SAMPLESCOPE_WITH_CUDA)
+            if (kBackend == Backend::Cuda) {
+                cudaStream_t stream = nullptr;
+                QCOMPARE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+                BatchOptions options;
+                options.mode = mode;
+                options.backend = kBackend;
+                options.kept_mask = true;
+                options.draws = 2;
+                options.cuda_stream = stream;
+                const BatchOutput on_stream = run_batch(small.input(), options);
+                QCOMPARE(cudaStreamDestroy(stream), cudaSuccess);
+                QVERIFY(same(first, on_stream));
+            }
+#endif
+        }
     }
 
     // Auto says which backend ran; asking for cuda without a GPU is a clear error.
