@@ -287,10 +287,8 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
         check_logits_before(input, input.rows);
         throw InputError("draws", "draws must be at least 1, got " + std::to_string(options.draws));
     }
-    // Fast mode checks each row's logits in its first read of the row, on the
-    // host twin and on the GPU; exact mode on the GPU has them checked here.
-    const bool checked_here = options.mode == Mode::Exact;
-    if (options.backend == Backend::Cuda && checked_here) check_logits_before(input, input.rows);
+    // Each row's logits are checked by the row routines in their first read of
+    // the row, on the host twin and on the GPU alike.
     BatchOutput output;
     output.rows = input.rows;
     output.draws = options.draws;
@@ -307,7 +305,6 @@ BatchOutput run_batch(const BatchInput& input, const BatchOptions& options) {
             output.note = "no GPU: " + probe.reason;
             backend = Backend::Host;
         } else {
-            if (backend == Backend::Auto && checked_here) check_logits_before(input, input.rows);
             backend = Backend::Cuda;
             output.device = probe.device;
         }

@@ -1,9 +1,9 @@
 // The host twin: the same row routines as the CUDA kernels (exact_row.h) or the
 // same selection passes (fast_row_host.cpp), with threads over rows. A row's
 // result depends only on that row, so the split across threads cannot change it.
-// Each worker checks the logits of the rows it takes (NaN, +inf, every logit
-// -inf): fast mode in its first pass over the row, exact mode in a read of its
-// own before the row is widened; run_batch turns the first refusal into the
+// Each row's logits are checked (NaN, +inf, every logit -inf) by the row
+// routines themselves, in their first read of the row (fast mode's first
+// pass, exact mode's widening); run_batch turns the first refusal into the
 // contract's message.
 #include <algorithm>
 #include <atomic>
@@ -61,14 +61,6 @@ struct HostWorker {
         const RowParams p = input.row_params(row);
         const HistoryTable table = table_for(input, row, logits, p);
         if (options.mode == Mode::Exact) {
-            const LogitCheck check = check_row_logits(logits, vocab);
-            if (!check.ok()) {
-                RowResult refused;
-                refused.error = check.refused_id >= 0 ? RowError::RefusedLogit : RowError::NoFiniteLogit;
-                refused.error_id = check.refused_id;
-                std::fill(results, results + options.draws, refused);
-                return;
-            }
             exact_logits.resize(input.vocab);
             exact_kept.resize(input.vocab);
             exact_order.resize(input.vocab);

@@ -153,10 +153,27 @@ SS_HD void exact_sample_row(const Lanes& lanes, const float* row, std::int64_t v
         exact_write_all(lanes, result, draws, results);
     };
 
-    // Steps 1 to 3: widen, then the penalties on the ids of the history.
+    // Steps 1 to 3: widen (checking the logits as they came: the first NaN or
+    // +inf id, and whether any is finite), then the penalties on the ids of
+    // the history.
     double* logits = ws.logits;
-    for (std::int64_t i = lanes.rank(); i < vocab; i += lanes.size()) logits[i] = static_cast<double>(row[i]);
-    lanes.sync();
+    std::int64_t refused = kNoId;
+    std::int64_t none_finite = 1;
+    for (std::int64_t i = lanes.rank(); i < vocab; i += lanes.size()) {
+        const float x = row[i];
+        logits[i] = static_cast<double>(x);
+        if (!(x < HUGE_VALF) && i < refused) refused = i;
+        if (x > -HUGE_VALF) none_finite = 0;
+    }
+    refused = lanes.min(refused);
+    none_finite = lanes.min(none_finite);
+    if (refused != kNoId) {
+        // The refused logit travels in the logprob, for the message of a
+        // batch whose logits the host cannot read.
+        result.logprob = static_cast<double>(row[refused]);
+        return fail(RowError::RefusedLogit, refused);
+    }
+    if (none_finite) return fail(RowError::NoFiniteLogit, -1);
     std::int64_t overflow_id = kNoId;
     for (std::int64_t s = lanes.rank(); s < table.capacity; s += lanes.size()) {
         const std::int32_t id = table.ids[s];
