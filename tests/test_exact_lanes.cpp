@@ -128,6 +128,17 @@ std::vector<Row> failing_rows() {
     emptied.params.top_k = 40;
     emptied.output = {6, 6};
     rows.push_back(emptied);
+    Row refused;  // NaN at 33 and +inf at 12 and 50: refused, naming 12
+    refused.logits.assign(64, 0.5f);
+    refused.logits[33] = std::numeric_limits<float>::quiet_NaN();
+    refused.logits[12] = std::numeric_limits<float>::infinity();
+    refused.logits[50] = std::numeric_limits<float>::infinity();
+    refused.params.frequency_penalty = 1.0e308;  // the refusal comes before the penalty's error
+    refused.output = {12};
+    rows.push_back(refused);
+    Row nothing;  // every logit -inf
+    nothing.logits.assign(64, -std::numeric_limits<float>::infinity());
+    rows.push_back(nothing);
     return rows;
 }
 
@@ -142,7 +153,7 @@ void expect_agreement(const Outcome& serial, const Outcome& block, int lanes, st
         QVERIFY2(a.token == b.token, where.constData());
         QVERIFY2(a.kept_count == b.kept_count, where.constData());
         QVERIFY2(a.draws_after == b.draws_after, where.constData());
-        QVERIFY2(std::fabs(a.logprob - b.logprob) <= 1e-9, where.constData());
+        if (a.error == RowError::None) QVERIFY2(std::fabs(a.logprob - b.logprob) <= 1e-9, where.constData());
     }
     QVERIFY2(serial.mask == block.mask, where.constData());
 }
@@ -171,6 +182,10 @@ private slots:
         QCOMPARE(run_row(rows[1], 8, 1).results[0].error, RowError::PenaltyOverflow);
         QCOMPARE(run_row(rows[1], 8, 1).results[0].error_id, 2);
         QCOMPARE(run_row(rows[2], 8, 1).results[0].error, RowError::PenaltyEmptiedRow);
+        QCOMPARE(run_row(rows[3], 8, 1).results[0].error, RowError::RefusedLogit);
+        QCOMPARE(run_row(rows[3], 8, 1).results[0].error_id, 12);
+        QVERIFY(std::isinf(run_row(rows[3], 8, 1).results[0].logprob));
+        QCOMPARE(run_row(rows[4], 8, 1).results[0].error, RowError::NoFiniteLogit);
     }
 
     // The block's trees are fixed, so a row gives the same bits on every run.
