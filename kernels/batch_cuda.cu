@@ -167,7 +167,9 @@ __global__ void __launch_bounds__(kFastThreads) fast_kernel(DeviceBatch b, int p
         job.in.parts = parts;
         job.in.gathered_total = b.gathered_totals + row;
     }
-    fast_row_block(s, job, b.draws, parts > 0 ? b.overflow_ids + row : nullptr);
+    // Without histories in the batch the split path skips the history kernel
+    // (overflow_ids null) and the row block finds no table to build.
+    fast_row_block(s, job, b.draws, parts > 0 && b.overflow_ids ? b.overflow_ids + row : nullptr);
 }
 
 // The split path for batches too small to fill the GPU one block per row:
@@ -186,14 +188,15 @@ __global__ void __launch_bounds__(kFastThreads) fast_history_kernel(DeviceBatch 
 __global__ void __launch_bounds__(kFastThreads) fast_first_kernel(DeviceBatch b, int parts) {
     __shared__ typename FirstReduce::TempStorage temp;
     const std::int64_t row = blockIdx.y;
-    first_part_block(temp, fast_job(b, row), b.overflow_ids[row], static_cast<int>(blockIdx.x), parts,
+    first_part_block(temp, fast_job(b, row), b.overflow_ids ? b.overflow_ids[row] : kNoOverflow,
+                     static_cast<int>(blockIdx.x), parts,
                      b.partials + row * parts + blockIdx.x);
 }
 
 __global__ void __launch_bounds__(kFastThreads) fast_gather_kernel(DeviceBatch b, int parts) {
     const std::int64_t row = blockIdx.y;
-    gather_part_block(fast_job(b, row), b.overflow_ids[row], b.partials + row * parts, static_cast<int>(blockIdx.x),
-                      parts, b.gathered_totals + row);
+    gather_part_block(fast_job(b, row), b.overflow_ids ? b.overflow_ids[row] : kNoOverflow, b.partials + row * parts,
+                      static_cast<int>(blockIdx.x), parts, b.gathered_totals + row);
 }
 
 }  // namespace
@@ -631,7 +634,7 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
                   at<std::uint32_t>(d_fast, at_history_bits),
                   at<FirstPartial>(d_fast, at_partials),
                   at<unsigned long long>(d_fast, at_gathered_totals),
-                  at<int>(d_fast, at_overflow_ids)};
+                  table_size > 0 ? at<int>(d_fast, at_overflow_ids) : nullptr};
 
     SS_CUDA_CHECK(cudaEventRecord(context.start, stream));
     if (!batch.fast) {
@@ -645,8 +648,10 @@ double run_cuda(const CudaBatch& batch, std::vector<RowResult>& results, std::ve
     } else {
         if (parts > 0) {
             const dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(rows));
-            fast_history_kernel<<<static_cast<unsigned>(rows), kFastThreads, 0, stream>>>(b);
-            SS_CUDA_CHECK(cudaGetLastError());
+            if (b.overflow_ids) {
+                fast_history_kernel<<<static_cast<unsigned>(rows), kFastThreads, 0, stream>>>(b);
+                SS_CUDA_CHECK(cudaGetLastError());
+            }
             fast_first_kernel<<<grid, kFastThreads, 0, stream>>>(b, parts);
             SS_CUDA_CHECK(cudaGetLastError());
             fast_gather_kernel<<<grid, kFastThreads, 0, stream>>>(b, parts);

@@ -98,8 +98,11 @@ RowRun block_row(const BatchInput& input, std::size_t row, std::int32_t draws, i
         run_emulated_block(kFastThreads, [&] { fast_row_block(*shared, job, draws, nullptr); });
         return run;
     }
+    // As run_cuda launches it: the history kernel only for a batch with
+    // histories; without, the row block is told of no overflow (null).
+    const bool histories = job.in.table.capacity > 0;
     int overflow_id = kNoOverflow;
-    run_emulated_block(kFastThreads, [&] { history_block(overflow_id, job); });
+    if (histories) run_emulated_block(kFastThreads, [&] { history_block(overflow_id, job); });
     std::vector<FirstPartial> partials(static_cast<std::size_t>(parts));
     for (int part = 0; part < parts; ++part) {
         const auto temp = std::make_unique<typename FirstReduce::TempStorage>();
@@ -114,7 +117,7 @@ RowRun block_row(const BatchInput& input, std::size_t row, std::int32_t draws, i
     job.in.partials = partials.data();
     job.in.parts = parts;
     job.in.gathered_total = &total;
-    run_emulated_block(kFastThreads, [&] { fast_row_block(*shared, job, draws, &overflow_id); });
+    run_emulated_block(kFastThreads, [&] { fast_row_block(*shared, job, draws, histories ? &overflow_id : nullptr); });
     return run;
 }
 
