@@ -71,6 +71,8 @@ using RaceReduce = cub::BlockReduce<RacePartial, kFastThreads>;
 using UnitsReduce = cub::BlockReduce<unsigned long long, kFastThreads>;
 using UnitsScan = cub::BlockScan<unsigned long long, kFastThreads>;
 using KeySort = cub::BlockRadixSort<unsigned long long, kFastThreads, kFastItems>;
+// Most collections are small (top-k 50: about 50 keys): one key per thread.
+using SmallKeySort = cub::BlockRadixSort<unsigned long long, kFastThreads, 1>;
 
 struct FastShared {
     union {
@@ -85,6 +87,7 @@ struct FastShared {
             unsigned long long units[kDigitBuckets];  // MassUnits
         } histogram;
         typename KeySort::TempStorage sort;
+        typename SmallKeySort::TempStorage small_sort;
     } work;
     unsigned long long keys[kCandidateCapacity];
     std::uint32_t key_count;
@@ -284,6 +287,15 @@ public:
         });
         __syncthreads();
         const std::uint32_t count = s_.key_count < kCandidateCapacity ? s_.key_count : kCandidateCapacity;
+        if (count <= static_cast<std::uint32_t>(kFastThreads)) {
+            unsigned long long item[1] = {threadIdx.x < count ? s_.keys[threadIdx.x] : 0ULL};
+            __syncthreads();
+            SmallKeySort(s_.work.small_sort).SortDescending(item);
+            __syncthreads();
+            s_.keys[threadIdx.x] = item[0];
+            __syncthreads();
+            return count;
+        }
         unsigned long long items[kFastItems];
         for (int j = 0; j < kFastItems; ++j) {
             const std::uint32_t at = threadIdx.x * kFastItems + j;
