@@ -39,7 +39,7 @@
 //   std::uint64_t cover_top(lo, need)    the same for the keys >= a floor of
 //       its choice at or above lo, on a level-0 digit's boundary, that at
 //       least `need` keys reach when any floor does (else lo); returns it.
-//   Race race(threshold, selection, p, position)   the Gumbel race over the
+//   FastRace race(threshold, selection, p, position)   the Gumbel race over the
 //       kept set.
 //   std::uint64_t kept_weight(n)         the mass of key(0 .. n), in units.
 //   void mark(threshold, selection)      the kept mask; mark_id(id) for one id.
