@@ -3,7 +3,7 @@
 // collective steps are block-wide reductions, shared-memory histograms with
 // integer atomics (so their sums do not depend on scheduling), and CUB's
 // block radix sort for the few collected keys. Included by batch_cuda.cu, and
-// by tests/test_fast_block.cpp, which runs it on the CPU with a thread per
+// by tests/batch/test_fast_block.cpp, which runs it on the CPU with a thread per
 // GPU thread (SAMPLESCOPE_BLOCK_EMULATION: that test supplies the CUDA names).
 #pragma once
 

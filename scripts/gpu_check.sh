@@ -40,7 +40,7 @@ rows=()
 # A Qt test passes here only when it passed and skipped nothing.
 qt_test() {
     local name=$1
-    "$build_dir/tests/$name" >"$logs/$name.log" 2>&1
+    "$build_dir/tests/batch/$name" >"$logs/$name.log" 2>&1
     local status=$?
     local totals
     totals=$(grep -m1 '^Totals:' "$logs/$name.log" || echo "no totals")

@@ -140,7 +140,7 @@ Unsigned load_word(const std::byte* bytes) {
 // f32 subtraction of normals, (2^-14 + mantissa * 2^-24) - 2^-14, so no
 // subnormal f32 is made (flush-to-zero modes cannot touch it). A NaN keeps
 // its sign but not the quiet pattern of half_bits_to_double: the loaders
-// refuse any NaN, and tests/test_float_formats.cpp checks every one of the
+// refuse any NaN, and tests/loaders/test_float_formats.cpp checks every one of the
 // 65,536 patterns against half_bits_to_double.
 inline double half_to_double_branchless(std::uint16_t bits) {
     const std::uint32_t magnitude = bits & 0x7FFFu;

@@ -1,5 +1,5 @@
 // Known answers for the fast mode's random numbers (kernels/philox.h), read
-// by the host test (tests/test_kernel_math.cpp) and by a CUDA kernel
+// by the host test (tests/batch/test_kernel_math.cpp) and by a CUDA kernel
 // (kernels/check/philox_check.cu), so both sides are held to the same values.
 // Plain C++17 data: nvcc compiles the kernel's side.
 #pragma once

@@ -2,7 +2,7 @@
 // selection: past radix level 0, to the last levels, a kept set too large to
 // hold as a list, a k above the finite count, min-p alone; a batch of every
 // kind for run-to-run determinism; rows whose logits the contract refuses.
-// One definition for the Qt test (tests/test_batch_branches.cpp) and the GPU
+// One definition for the Qt test (tests/batch/test_batch_branches.cpp) and the GPU
 // self-test (kernels/check/gpu_selftest.cpp), so both reach the same branches.
 #pragma once
 

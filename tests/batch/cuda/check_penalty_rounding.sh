@@ -6,7 +6,7 @@ nvcc=$1
 root=$2
 ptx=$(mktemp --suffix=.ptx)
 trap 'rm -f "$ptx"' EXIT
-"$nvcc" -std=c++17 -arch=sm_90 -I"$root" -ptx "$root/tests/cuda/penalty_rounding.cu" -o "$ptx"
+"$nvcc" -std=c++17 -arch=sm_90 -I"$root" -ptx "$root/tests/batch/cuda/penalty_rounding.cu" -o "$ptx"
 ops=$(grep -E '^\s*(mul|add|sub)(\.[a-z]+)*\.f64' "$ptx" || true)
 echo "$ops"
 [ -n "$ops" ] || { echo "no f64 arithmetic in the PTX: the test kernel did not compile as expected"; exit 1; }
