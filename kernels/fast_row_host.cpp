@@ -428,19 +428,14 @@ public:
     // k-th largest stop being held (and, soon, being looked at).
     std::uint64_t cover_top(std::uint64_t lo, std::uint64_t need) {
         if (covered(lo)) return lo;
-        ++s_.row_reads_;
         std::vector<std::uint64_t>& gathered = s_.gathered_;
         std::uint32_t* counts = s_.counts_.data();
         std::fill(s_.counts_.begin(), s_.counts_.end(), 0U);
         gathered.clear();
         std::uint64_t floor = lo;
         const std::size_t slack = static_cast<std::size_t>(need) * 2 + 256;
-        for_each_block_keys(lo, [&](std::uint64_t key) {
-            if (key < floor) return;
-            gathered.push_back(key);
-            ++counts[key_digit(key, 0)];
-        }, [&]() -> std::uint64_t {
-            if (gathered.size() < slack) return floor;
+        const auto raise = [&] {
+            if (gathered.size() < slack) return;
             // The highest digit with at least `need` keys at or above it.
             std::uint64_t running = 0;
             int digit = kDigitBuckets - 1;
@@ -449,7 +444,7 @@ public:
                 if (running >= need) break;
             }
             const std::uint64_t raised = static_cast<std::uint64_t>(digit) << (64 - kDigitBits);
-            if (raised <= floor) return floor;
+            if (raised <= floor) return;
             floor = raised;
             for (int d = static_cast<int>(key_digit(lo, 0)); d < digit; ++d) counts[d] = 0;
             std::size_t kept = 0;
@@ -457,8 +452,21 @@ public:
                 if (key >= floor) gathered[kept++] = key;
             }
             gathered.resize(kept);
-            return floor;
-        });
+        };
+        const auto gather = [&](std::uint64_t key) {
+            if (key < floor) return;
+            gathered.push_back(key);
+            ++counts[key_digit(key, 0)];
+        };
+        // Before each block the floor may rise; the block is filtered at it.
+        read_row(
+            [&](std::int64_t start, std::int64_t n) {
+                raise();
+                return ids_in_range_best(row_ + start, 0, n, static_cast<std::uint32_t>(floor >> 32), ~0U,
+                                         s_.range_ids_.data());
+            },
+            [&](std::uint64_t key, std::int64_t) { gather(key); }, gather);
+        raise();
         gathered_floor_ = floor;
         gathered_valid_ = true;
         return floor;
@@ -550,81 +558,61 @@ private:
             }
             return;
         }
-        ++s_.row_reads_;
         const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
         const auto hi32 = static_cast<std::uint32_t>(hi >> 32);
-        std::int32_t* ids = s_.range_ids_.data();
-        const std::uint64_t* patched = s_.patched_bits_.data();
-        // The logits as they came, block by block; a penalised id is passed
-        // over there and taken with its penalised logit after its block.
-        for (std::int64_t start = 0, b = 0; start < vocab_; start += kBlock, ++b) {
-            const std::int64_t n = std::min(kBlock, vocab_ - start);
-            const std::int64_t found = ids_in_range_best(row_ + start, 0, n, lo32, hi32, ids);
-            for (std::int64_t j = 0; j < found; ++j) {
-                const auto id = static_cast<std::int32_t>(start + ids[j]);
-                if (penalised_ && (patched[id >> 6] >> (id & 63) & 1U)) continue;
-                const std::uint64_t key = rank_key(row_[id], id);
-                if (key >= lo && key <= hi) f(key);
-            }
-            if (!penalised_) continue;
-            for (std::uint32_t j = s_.patch_start_[static_cast<std::size_t>(b)]; j < s_.patch_start_[static_cast<std::size_t>(b) + 1]; ++j) {
-                const std::uint64_t key = rank_key(s_.patches_[j].second, s_.patches_[j].first);
-                if (key >= lo && key <= hi) f(key);
-            }
-        }
+        const auto take = [&](std::uint64_t key) {
+            if (key >= lo && key <= hi) f(key);
+        };
+        read_row(
+            [&](std::int64_t start, std::int64_t n) {
+                return ids_in_range_best(row_ + start, 0, n, lo32, hi32, s_.range_ids_.data());
+            },
+            [&](std::uint64_t key, std::int64_t) { take(key); }, take);
     }
 
     // f(key, units) for every rank key in [lo, hi] with its top-p weight in
     // units, from one read of the row, the weights made in vector lanes.
     template <class F>
     void for_each_key_with_units(std::uint64_t lo, std::uint64_t hi, F&& f) {
-        ++s_.row_reads_;
         const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
         const auto hi32 = static_cast<std::uint32_t>(hi >> 32);
-        std::int32_t* ids = s_.range_ids_.data();
-        std::uint64_t* units = s_.range_units_.data();
+        const std::uint64_t* units = s_.range_units_.data();
+        read_row(
+            [&](std::int64_t start, std::int64_t n) {
+                return block_masses_best(row_ + start, n, lo32, hi32, max_logit_, inverse_temperature_, units_.scale,
+                                         s_.range_ids_.data(), s_.range_units_.data());
+            },
+            [&](std::uint64_t key, std::int64_t j) {
+                if (key >= lo && key <= hi) f(key, units[j]);
+            },
+            [&](std::uint64_t key) {
+                if (key >= lo && key <= hi) f(key, weight(key, true));
+            });
+    }
+
+    // One read of the row, block by block, as the logits came: find(start, n)
+    // writes the block's candidates (indices into the block) to range_ids_
+    // and returns how many; hit(key, j) takes the j-th unless its id is
+    // penalised; each penalised id of the block is then offered to
+    // patch(key), its key made from its penalised logit.
+    template <class Find, class Hit, class Patch>
+    void read_row(Find&& find, Hit&& hit, Patch&& patch) {
+        ++s_.row_reads_;
+        const std::int32_t* ids = s_.range_ids_.data();
         const std::uint64_t* patched = s_.patched_bits_.data();
         for (std::int64_t start = 0, b = 0; start < vocab_; start += kBlock, ++b) {
             const std::int64_t n = std::min(kBlock, vocab_ - start);
-            const std::int64_t found = block_masses_best(row_ + start, n, lo32, hi32, max_logit_,
-                                                         inverse_temperature_, units_.scale, ids, units);
+            const std::int64_t found = find(start, n);
             for (std::int64_t j = 0; j < found; ++j) {
                 const auto id = static_cast<std::int32_t>(start + ids[j]);
                 if (penalised_ && (patched[id >> 6] >> (id & 63) & 1U)) continue;
-                const std::uint64_t key = rank_key(row_[id], id);
-                if (key >= lo && key <= hi) f(key, units[j]);
+                hit(rank_key(row_[id], id), j);
             }
             if (!penalised_) continue;
             for (std::uint32_t j = s_.patch_start_[static_cast<std::size_t>(b)];
                  j < s_.patch_start_[static_cast<std::size_t>(b) + 1]; ++j) {
-                const std::uint64_t key = rank_key(s_.patches_[j].second, s_.patches_[j].first);
-                if (key >= lo && key <= hi) f(key, weight(key, true));
+                patch(rank_key(s_.patches_[j].second, s_.patches_[j].first));
             }
-        }
-    }
-
-    // f(key) for every rank key >= the floor, reading the row block by block;
-    // after each block raise() returns the floor for the next.
-    template <class F, class R>
-    void for_each_block_keys(std::uint64_t floor, F&& f, R&& raise) {
-        std::int32_t* ids = s_.range_ids_.data();
-        const std::uint64_t* patched = s_.patched_bits_.data();
-        for (std::int64_t start = 0, b = 0; start < vocab_; start += kBlock, ++b) {
-            const std::int64_t n = std::min(kBlock, vocab_ - start);
-            const auto lo32 = static_cast<std::uint32_t>(floor >> 32);
-            const std::int64_t found = ids_in_range_best(row_ + start, 0, n, lo32, ~0U, ids);
-            for (std::int64_t j = 0; j < found; ++j) {
-                const auto id = static_cast<std::int32_t>(start + ids[j]);
-                if (penalised_ && (patched[id >> 6] >> (id & 63) & 1U)) continue;
-                f(rank_key(row_[id], id));
-            }
-            if (penalised_) {
-                for (std::uint32_t j = s_.patch_start_[static_cast<std::size_t>(b)];
-                     j < s_.patch_start_[static_cast<std::size_t>(b) + 1]; ++j) {
-                    f(rank_key(s_.patches_[j].second, s_.patches_[j].first));
-                }
-            }
-            floor = raise();
         }
     }
 
