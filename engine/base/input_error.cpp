@@ -43,35 +43,44 @@ void append_hex(std::string& out, unsigned char c) {
     out.push_back(kDigits[c & 0xF]);
 }
 
+// The length of the character at text[i] when it is kept as it is; 0 when
+// its bytes are escaped (a control byte, U+0080..U+009F's C1 controls, or a
+// byte that is not part of well-formed UTF-8).
+std::size_t kept_length(std::string_view text, std::size_t i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) return (c < 0x20 || c == 0x7F) ? 0 : 1;
+    const std::size_t length = utf8_sequence(text, i);
+    const bool c1 = length == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    return c1 ? 0 : length;
+}
+
 }  // namespace
 
 std::string escape_text(std::string_view text) {
     std::string out;
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c < 0x80) {
-            if (c < 0x20 || c == 0x7F) {
-                append_hex(out, c);
-            } else {
-                out.push_back(static_cast<char>(c));
-            }
-            ++i;
+        const std::size_t length = kept_length(text, i);
+        if (length != 0) {
+            out.append(text.substr(i, length));
+            i += length;
             continue;
         }
-        const std::size_t length = utf8_sequence(text, i);
-        // U+0080..U+009F (C2 80..C2 9F) are the C1 controls: escaped like C0.
-        const bool c1 = length == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
-        if (length == 0 || c1) {
-            const std::size_t n = c1 ? 2 : 1;
-            for (std::size_t k = 0; k < n; ++k) append_hex(out, static_cast<unsigned char>(text[i + k]));
-            i += n;
-            continue;
-        }
-        out.append(text.substr(i, length));
-        i += length;
+        // A C1 control is one well-formed character: both its bytes are escaped.
+        const std::size_t n = utf8_sequence(text, i) == 2 ? 2 : 1;
+        for (std::size_t k = 0; k < n; ++k) append_hex(out, static_cast<unsigned char>(text[i + k]));
+        i += n;
     }
     return out;
+}
+
+std::size_t first_escaped_byte(std::string_view text, std::string_view allowed) {
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t length = kept_length(text, i);
+        if (length == 0 && allowed.find(text[i]) == std::string_view::npos) return i;
+        i += length == 0 ? 1 : length;
+    }
+    return text.size();
 }
 
 std::string format_number(double value) {

@@ -13,6 +13,11 @@ namespace samplescope {
 // part of well-formed UTF-8; all else is kept. Escaping twice changes nothing.
 std::string escape_text(std::string_view text);
 
+// The offset of the first byte escape_text would escape (a control byte, or
+// one that is not part of well-formed UTF-8), control bytes listed in
+// `allowed` excepted; text.size() when there is none.
+std::size_t first_escaped_byte(std::string_view text, std::string_view allowed = {});
+
 class InputError : public std::runtime_error {
 public:
     // The message is escaped (escape_text): whatever the input held, it stays one line.
