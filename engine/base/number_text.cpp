@@ -145,4 +145,14 @@ void check_draw_counter(std::uint64_t skip, std::uint64_t draws, const std::stri
     }
 }
 
+std::string grouped_integer(std::uint64_t n) {
+    const std::string digits = std::to_string(n);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 }  // namespace samplescope
