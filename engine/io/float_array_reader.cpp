@@ -150,7 +150,14 @@ LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layou
     const std::uint64_t batch = shape.size() >= 2 ? shape[0] : 1;
     const std::uint64_t positions = shape.size() == 3 ? shape[1] : 1;
     const std::uint64_t vocab = shape.back();
-    const std::uint64_t kept = batch * vocab;  // no overflow: at most `elements`
+    const bool every_position = options.all_positions_of && shape.size() == 3;
+    const std::uint64_t chosen = every_position ? *options.all_positions_of : 0;
+    if (every_position && chosen >= batch) {
+        source.fail("batch row " + std::to_string(chosen) + " is outside the " + std::to_string(batch) +
+                    " batch rows of shape " + shape_text(shape));
+    }
+    // No overflow: at most `elements`.
+    const std::uint64_t kept = every_position ? positions * vocab : batch * vocab;
     const std::uint64_t limit = options.memory_limit_bytes ? options.memory_limit_bytes : physical_memory_bytes();
     if (kept > limit / sizeof(double)) {
         source.fail("too large to load: " + std::to_string(kept) + " logits need " +
@@ -166,9 +173,14 @@ LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layou
         source.fail("not enough memory for " + std::to_string(kept) + " logits (" + size_text(kept * sizeof(double)) + ")");
     }
     advise_huge_pages(matrix.values.data(), static_cast<std::size_t>(kept));
-    matrix.rows = static_cast<std::size_t>(batch);
+    matrix.rows = static_cast<std::size_t>(every_position ? positions : batch);
     matrix.cols = static_cast<std::size_t>(vocab);
-    if (positions > 1) {
+    if (every_position) {
+        if (batch > 1) {
+            matrix.notes.push_back("took every position of batch row " + std::to_string(chosen) + " of shape " +
+                                   shape_text(shape));
+        }
+    } else if (positions > 1) {
         matrix.notes.push_back("took the last position (" + std::to_string(positions - 1) + " of " +
                                std::to_string(positions) + ") of each batch row of shape " + shape_text(shape));
     }
@@ -176,7 +188,29 @@ LogitsMatrix read_float_array(const ByteSource& source, const ArrayLayout& layou
     SequentialReader reader(source, layout.data_offset);
     const auto at = [&](std::uint64_t element) { reader.seek(layout.data_offset + element * item); };
     first_bad = kAllFinite;
-    if (!fortran) {
+    if (every_position && !fortran) {
+        // C order: batch row b's T x V values are contiguous at b*T*V.
+        at(chosen * positions * vocab);
+        append_run(reader, layout.format, positions * vocab, matrix.values, first_bad);
+    } else if (every_position) {
+        // Fortran order: (b, t, v) lies at b + t*B + v*B*T; with B = 1 each v's
+        // T values are contiguous, else each value is read on its own.
+        matrix.values.resize(static_cast<std::size_t>(kept));
+        double* out = matrix.values.data();
+        for (std::uint64_t v = 0; v < vocab; ++v) {
+            if (batch == 1) {
+                at(v * positions);
+                scatter_run(reader, layout.format, positions, out + v, static_cast<std::size_t>(vocab));
+                continue;
+            }
+            for (std::uint64_t t = 0; t < positions; ++t) {
+                at(chosen + t * batch + v * batch * positions);
+                scatter_run(reader, layout.format, 1, out + t * vocab + v, static_cast<std::size_t>(vocab));
+            }
+        }
+        const std::size_t found = first_not_finite(out, matrix.values.size());
+        if (found != matrix.values.size()) first_bad = found;
+    } else if (!fortran) {
         // C order: row b is V contiguous elements at b*T*V + (T-1)*V.
         for (std::uint64_t b = 0; b < batch; ++b) {
             at(b * positions * vocab + (positions - 1) * vocab);

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,10 @@ struct LoadOptions {
     // Refuse a file whose values would need more than this many bytes as
     // doubles; 0 means the machine's physical memory.
     std::uint64_t memory_limit_bytes = 0;
+    // A 3-D [B, T, V] array (.npy, .safetensors): read every position of this
+    // batch row as T rows (a recorded generation), instead of the last
+    // position of each batch row.
+    std::optional<std::uint64_t> all_positions_of;
 };
 
 // Chooses the format by extension (.npy, .safetensors, .json), else by the
