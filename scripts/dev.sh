@@ -11,6 +11,9 @@ build_dir=${SAMPLESCOPE_BUILD_DIR:-build}
 packages=(cmake make ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev libeigen3-dev nlohmann-json3-dev
           libcli11-dev libbenchmark-dev libgl1-mesa-dev xvfb xauth python3-numpy python3-dev pybind11-dev ccache)
 
+# The built-in language model behind generation (Debian's English trigram
+# model) and sphinxbase, the independent scorer its tests compare against.
+packages+=(pocketsphinx-en-us libsphinxbase-dev)
 # bench/bench_gui_input types into the window through the X server (XTest).
 packages+=(libx11-dev libxtst-dev)
 # The desktop entry's and AppStream metadata's validators (the packaging_install
