@@ -116,4 +116,36 @@ void write_json_streamed(std::ostream& out, const nlohmann::ordered_json& object
                  });
 }
 
+void write_json_array_until(std::ostream& out,
+                            const std::function<std::optional<nlohmann::ordered_json>(std::size_t)>& next,
+                            std::size_t indent, int split_levels) {
+    const std::size_t inner = indent + kIndentStep;
+    const std::string inner_spaces(inner, ' ');
+    std::size_t i = 0;
+    for (auto element = next(0); element; element = next(++i)) {
+        out << (i == 0 ? "[\n" : ",\n") << inner_spaces;
+        write_json(out, *element, inner, split_levels);
+    }
+    if (i == 0) {
+        out << "[]";
+        return;
+    }
+    out << "\n" << std::string(indent, ' ') << "]";
+}
+
+void write_json_members(std::ostream& out, const std::vector<LateMember>& members, std::size_t indent) {
+    if (members.empty()) {
+        out << "{}";
+        return;
+    }
+    const std::size_t inner = indent + kIndentStep;
+    const std::string inner_spaces(inner, ' ');
+    out << "{\n";
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        out << (i == 0 ? "" : ",\n") << inner_spaces << member_prefix(members[i].key);
+        members[i].write(out, inner);
+    }
+    out << "\n" << std::string(indent, ' ') << "}";
+}
+
 }  // namespace samplescope

@@ -8,8 +8,10 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,5 +44,20 @@ struct StreamedArray {
 // place in the order) written as the streamed array instead.
 void write_json_streamed(std::ostream& out, const nlohmann::ordered_json& object, const StreamedArray& streamed,
                          std::size_t indent = 0);
+
+// An array whose length is known only at its end: next(i) builds element i,
+// or nothing when the array has ended.
+void write_json_array_until(std::ostream& out,
+                            const std::function<std::optional<nlohmann::ordered_json>(std::size_t)>& next,
+                            std::size_t indent = 0, int split_levels = 0);
+
+// An object written member by member, each member's value written only when
+// its turn comes (write(out, indent) as write_json would write it), so a
+// member can hold what the members streamed before it found.
+struct LateMember {
+    std::string key;
+    std::function<void(std::ostream&, std::size_t)> write;
+};
+void write_json_members(std::ostream& out, const std::vector<LateMember>& members, std::size_t indent = 0);
 
 }  // namespace samplescope

@@ -30,7 +30,7 @@ nlohmann::ordered_json stage_to_json(const StageTrace& stage, const TraceJsonOpt
     out["name"] = info.name;
     out["active"] = stage.active;
     out["kept_count"] = stage.kept_count();
-    if (info.truncates || stage.stage == Stage::Softmax || options.full) {
+    if (((info.truncates || stage.stage == Stage::Softmax) && options.kept_lists) || options.full) {
         out["kept"] = *stage.kept;
         out["probs"] = *stage.probs.once();  // a row-sized q computed for this write only
     }

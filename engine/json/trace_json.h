@@ -15,6 +15,10 @@ struct TraceJsonOptions {
     // a writer that builds each stage's object (trace_stage_to_json) only as it
     // writes it (write_json_streamed in engine/json/json_stream.h).
     bool stages = true;
+    // false: the truncation stages' and the final softmax's kept ids and
+    // probabilities are left out (their counts and thresholds stay): one
+    // line per stage for a generation's tokens.
+    bool kept_lists = true;
 };
 
 nlohmann::ordered_json trace_to_json(const SampleTrace& trace, const TraceJsonOptions& options = {});
