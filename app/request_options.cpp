@@ -133,6 +133,31 @@ std::vector<double> parse_value_list(const std::string& text) {
     return values;
 }
 
+void resolve_param_flags(const RequestOptions& options, std::size_t vocab, ResolvedRequest& out) {
+    for (const auto& [key, text] : options.param_text) {
+        if (text.empty()) continue;
+        const auto param = param_from_key(key);
+        const auto value = parse_real(trim(text));
+        if (!value) throw InputError(key, key + " must be a number, got \"" + text + "\"");
+        if (real_overflows(trim(text))) {
+            throw InputError(key, key + " must be a number, got \"" + text + "\" (outside the range of a double)");
+        }
+        set_param(out.params, *param, *value);
+    }
+    if (!options.seed.empty()) out.params.seed = parse_seed(trim(options.seed));
+    if (!options.mirostat_mu.empty()) {
+        const auto mu = parse_real(trim(options.mirostat_mu));
+        if (!mu || !std::isfinite(*mu) || real_overflows(trim(options.mirostat_mu))) {
+            throw InputError("mirostat_mu", "mirostat_mu must be a finite number, got \"" + options.mirostat_mu + "\"");
+        }
+        out.mirostat_mu = *mu;
+    }
+    out.params.logit_bias = parse_logit_bias(options.logit_bias);
+    check_logit_bias(out.params.logit_bias, vocab);
+    out.params.dry_sequence_breakers = parse_dry_sequence_breakers(options.dry_sequence_breakers);
+    check_dry_sequence_breakers(out.params.dry_sequence_breakers, vocab);
+}
+
 ResolvedRequest resolve_request(const RequestOptions& options) {
     ResolvedRequest out;
     std::vector<std::int64_t> file_prompt_ids;  // ids the logits file carries, used when no flag gives them
@@ -170,28 +195,7 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
     } else {
         throw InputError("logits", "no logits: give --logits FILE or --values \"1,3,2\"");
     }
-    for (const auto& [key, text] : options.param_text) {
-        if (text.empty()) continue;
-        const auto param = param_from_key(key);
-        const auto value = parse_real(trim(text));
-        if (!value) throw InputError(key, key + " must be a number, got \"" + text + "\"");
-        if (real_overflows(trim(text))) {
-            throw InputError(key, key + " must be a number, got \"" + text + "\" (outside the range of a double)");
-        }
-        set_param(out.params, *param, *value);
-    }
-    if (!options.seed.empty()) out.params.seed = parse_seed(trim(options.seed));
-    if (!options.mirostat_mu.empty()) {
-        const auto mu = parse_real(trim(options.mirostat_mu));
-        if (!mu || !std::isfinite(*mu) || real_overflows(trim(options.mirostat_mu))) {
-            throw InputError("mirostat_mu", "mirostat_mu must be a finite number, got \"" + options.mirostat_mu + "\"");
-        }
-        out.mirostat_mu = *mu;
-    }
-    out.params.logit_bias = parse_logit_bias(options.logit_bias);
-    check_logit_bias(out.params.logit_bias, out.logits.size());
-    out.params.dry_sequence_breakers = parse_dry_sequence_breakers(options.dry_sequence_breakers);
-    check_dry_sequence_breakers(out.params.dry_sequence_breakers, out.logits.size());
+    resolve_param_flags(options, out.logits.size(), out);
     out.prompt_ids = options.prompt_ids.empty() ? file_prompt_ids : parse_id_list(options.prompt_ids, "prompt_ids");
     out.output_ids = options.output_ids.empty() ? file_output_ids : parse_id_list(options.output_ids, "output_ids");
     if (!options.vocab_file.empty()) {

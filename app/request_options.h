@@ -64,6 +64,11 @@ std::vector<double> parse_value_list(const std::string& text);
 // contract's one-line message.
 ResolvedRequest resolve_request(const RequestOptions& options);
 
+// The parameter flags alone (the table's, the seed, mirostat's mu, the logit
+// bias and DRY's breakers, their ids checked against `vocab`), into `out`:
+// what a command that takes its rows from a model reads of the flags above.
+void resolve_param_flags(const RequestOptions& options, std::size_t vocab, ResolvedRequest& out);
+
 // The memory a run of `steps` traces of a V-id row needs, at most (the row, the
 // stages' vectors and, when `kept_json`, every step's JSON held until printed).
 std::uint64_t trace_memory_estimate(std::size_t vocab, std::uint64_t steps, bool full, bool kept_json);
