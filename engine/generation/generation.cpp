@@ -101,9 +101,7 @@ GenerationState Generation::state() const {
     GenerationState state;
     state.generated.assign(generated().begin(), generated().end());
     state.draws = request_.draws_consumed();
-    if (request_.pipeline().find_step(Stage::Mirostat) || request_.params().mirostat != 0) {
-        state.mirostat_mu = request_.mirostat_mu();
-    }
+    if (request_.params().mirostat != 0) state.mirostat_mu = request_.mirostat_mu();
     return state;
 }
 

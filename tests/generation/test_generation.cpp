@@ -99,6 +99,34 @@ private slots:
         }
     }
 
+    // Mirostat's mu is part of the state: a resumed llama.cpp chain goes on
+    // with the mu the last step left.
+    void resumesMirostat() {
+        SamplingParams params;
+        params.seed = 4;
+        params.mirostat = 2;
+        params.mirostat_tau = 1.5;
+        GenerationOptions options;
+        options.stop_at_end = false;
+        const auto model = tiny();
+        const auto prompt = model->tokenize("c");
+        Generation whole(model, preset_pipeline("llamacpp"), params, prompt, options);
+        std::vector<GenerationState> states;
+        std::vector<std::int64_t> tokens;
+        for (int i = 0; i < 12; ++i) {
+            states.push_back(whole.state());
+            tokens.push_back(whole.step().token);
+        }
+        QVERIFY(states[6].mirostat_mu.has_value());
+        QVERIFY(*states[6].mirostat_mu != 2.0 * params.mirostat_tau);
+        Generation resumed(model, preset_pipeline("llamacpp"), params, prompt, options, states[6]);
+        QCOMPARE(run(resumed, 6), std::vector<std::int64_t>(tokens.begin() + 6, tokens.end()));
+        GenerationState forgot = states[6];
+        forgot.mirostat_mu.reset();
+        Generation fresh(model, preset_pipeline("llamacpp"), params, prompt, options, forgot);
+        QCOMPARE(fresh.request().mirostat_mu(), 2.0 * params.mirostat_tau);
+    }
+
     // The penalties read the generated text: a token generated once is
     // penalised in the next step's row.
     void penaltiesActOnGeneratedText() {
