@@ -21,6 +21,7 @@ constexpr std::uint8_t kCodeBits = 16;         // one probability or back-off co
 // sphinxbase packs words and pointers in 32-bit reads (bitarr_read_int25): a
 // field and its bit offset within a byte must fit 32 bits.
 constexpr std::uint32_t kMaxCount = (1U << 25) - 1;
+constexpr float kMaxValue = 268435456.0F;  // 2^28 units of log base 1.0001
 
 std::uint32_t le32(const char* p) {
     const auto* b = reinterpret_cast<const unsigned char*>(p);
@@ -219,17 +220,22 @@ void NgramTrie::parse_all(const std::string& source) {
 
     // The quantiser's values and the unigrams: finite (infinite or NaN values
     // would turn into undefined integer scores).
+    // A score is the sum of at most three values truncated to int32, so each
+    // must be finite and within +-2^28 (e^-26843: far below any real model's).
+    const auto fits = [](float value) { return std::isfinite(value) && std::fabs(value) <= kMaxValue; };
+    const auto value_text = [](float value) {
+        return std::isfinite(value) ? "is " + format_number(value) + ", outside +-268435456" : std::string("is not finite");
+    };
     if (order_ > 1) {
         const std::size_t floats = (2U * (order_ - 2U) + 1U) * kQuantTable;
         for (std::size_t i = 0; i < floats; ++i) {
-            if (!std::isfinite(float_at(tables + i * sizeof(float)))) {
-                fail("quantiser value " + std::to_string(i) + " is not finite");
-            }
+            const float value = float_at(tables + i * sizeof(float));
+            if (!fits(value)) fail("quantiser value " + std::to_string(i) + " " + value_text(value));
         }
     }
     for (std::uint32_t w = 0; w < vocab; ++w) {
-        if (!std::isfinite(unigram_prob(w)) || !std::isfinite(unigram_backoff(w))) {
-            fail("unigram " + std::to_string(w) + " has a probability or back-off that is not finite");
+        for (const float value : {unigram_prob(w), unigram_backoff(w)}) {
+            if (!fits(value)) fail("unigram " + std::to_string(w) + " has a probability or back-off that " + value_text(value));
         }
     }
 

@@ -343,6 +343,12 @@ private slots:
         std::string inf_unigram = good;
         put32_at(inf_unigram, unigrams, 0xFF800000U);
         add("-inf unigram", inf_unigram, "unigram 0 has a probability or back-off that is not finite");
+        std::string huge_value = good;
+        put32_at(huge_value, unigrams + 2 * 12 + 4, 0x72BBE000U);  // unigram 2's back-off: 7.4e30
+        add("value too large", huge_value, "unigram 2 has a probability or back-off that is 7.4");
+        std::string huge_quant = good;
+        put32_at(huge_quant, 36 + 4 * 7, 0xCF000001U);  // quantiser value 7: -2^31 and a bit
+        add("quantiser value too large", huge_quant, "quantiser value 7 is -2147483904, outside +-268435456");
         std::string backwards = good;
         put32_at(backwards, unigrams + 4 * 12 + 8, 2);  // unigram 3's bigrams [4, 2)
         add("pointer going back", backwards, "points to 2-grams");
