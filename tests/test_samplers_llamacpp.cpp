@@ -20,6 +20,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -88,6 +91,69 @@ void expect_cli_refused(const QStringList& args, const QString& line) {
     QVERIFY2(result.err_lines.size() == 1, qPrintable(result.err_lines.join(" | ")));
     QVERIFY(result.out.isEmpty());
     QVERIFY2(result.err_lines.front().contains(line), qPrintable(result.err_lines.front() + " lacks " + line));
+}
+
+// DRY as it was first written here: the direct comparison, quadratic in the
+// window. Kept as the oracle of the linear unit (dryLinearMatchesTheOracle).
+struct DryOracle {
+    IdList ids;
+    std::vector<std::int64_t> lengths;
+    Values penalties;
+    std::size_t repeat_limit = 0;
+};
+
+std::optional<DryOracle> dry_oracle(const std::vector<std::int64_t>& prompt, const std::vector<std::int64_t>& output,
+                                    const SamplingParams& p) {
+    const std::size_t total = prompt.size() + output.size();
+    const std::size_t n = p.dry_penalty_last_n < 0 ? total
+                                                   : std::min(total, static_cast<std::size_t>(p.dry_penalty_last_n));
+    std::vector<std::int64_t> tokens;
+    for (std::size_t i = total - n; i < total; ++i) tokens.push_back(i < prompt.size() ? prompt[i] : output[i - prompt.size()]);
+    const auto allowed = static_cast<std::size_t>(p.dry_allowed_length);
+    if (n <= allowed) return std::nullopt;
+    const auto at = [&tokens, n](std::size_t i) { return tokens[n - 1 - i]; };
+    std::size_t limit = n;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::optional<std::size_t> longest;
+        for (const auto& breaker : p.dry_sequence_breakers) {
+            if (breaker.front() != at(i)) continue;
+            const std::size_t tail = breaker.size() - 1;
+            if (tail > i || (longest && tail <= *longest)) continue;
+            bool match = true;
+            for (std::size_t k = 0; k < tail && match; ++k) match = breaker[k + 1] == at(i - k - 1);
+            if (match) longest = tail;
+        }
+        if (longest) {
+            limit = i - *longest;
+            break;
+        }
+    }
+    if (limit < allowed) return std::nullopt;
+    std::map<std::int64_t, std::size_t> longest_for;
+    for (std::size_t k = 1; k < n; ++k) {
+        std::size_t length = 0;
+        while (length + k < n && at(length) == at(length + k)) ++length;
+        length = std::min(length, limit);
+        if (length < allowed) continue;
+        auto [it, inserted] = longest_for.emplace(at(k - 1), length);
+        if (!inserted) it->second = std::max(it->second, length);
+    }
+    int max_exponent = 0;
+    if (p.dry_base > 1.000001) max_exponent = static_cast<int>(88.7228391 / std::log(p.dry_base));
+    DryOracle out;
+    out.repeat_limit = limit;
+    for (const auto& [token, length] : longest_for) {
+        const std::int64_t id = token;
+        const bool own_breaker = std::any_of(p.dry_sequence_breakers.begin(), p.dry_sequence_breakers.end(),
+                                             [id](const auto& b) { return b.size() == 1 && b.front() == id; });
+        if (own_breaker) continue;
+        auto exponent = static_cast<int>(length - allowed);
+        if (max_exponent > 0 && exponent > max_exponent) exponent = max_exponent;
+        out.ids.push_back(static_cast<std::int32_t>(id));
+        out.lengths.push_back(static_cast<std::int64_t>(length));
+        out.penalties.push_back(p.dry_multiplier * std::pow(p.dry_base, exponent));
+    }
+    return out;
 }
 
 }  // namespace
@@ -552,6 +618,88 @@ private slots:
         params.dry_base = 1.0000005;
         const PipelineTrace near = run("dry", {0.0, 0.0}, params, zeros);
         QVERIFY(std::fabs(stage_of(near, Stage::Dry).dry_penalties->front() - std::pow(1.0000005, 197)) < 1e-12);
+    }
+
+    // The linear unit (KMP over the breakers, the Z-algorithm over the
+    // window) against the direct comparison above, on 3,000 random histories
+    // over small alphabets (so repeats are long and many), with random
+    // breakers (single ids and sequences up to 4 long, drawn from the history
+    // so they match), windows and allowed lengths. Every penalised id, repeat
+    // length, penalty and limit must agree exactly, and so must "no step".
+    void dryLinearMatchesTheOracle() {
+        std::mt19937_64 rng(20240611);
+        const auto pick = [&rng](std::int64_t lo, std::int64_t hi) {
+            return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+        };
+        std::size_t penalised_cases = 0;
+        std::size_t limited_cases = 0;
+        for (int trial = 0; trial < 3000; ++trial) {
+            const auto vocab = static_cast<std::size_t>(pick(1, 6));
+            std::vector<std::int64_t> history(static_cast<std::size_t>(pick(0, 120)));
+            // Mostly a short motif repeated with mutations, so long repeats occur.
+            const auto period = static_cast<std::size_t>(pick(1, 7));
+            std::vector<std::int64_t> motif(period);
+            for (auto& id : motif) id = pick(0, static_cast<std::int64_t>(vocab) - 1);
+            for (std::size_t i = 0; i < history.size(); ++i) {
+                history[i] = pick(0, 3) == 0 ? pick(0, static_cast<std::int64_t>(vocab) - 1) : motif[i % period];
+            }
+            const auto split = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(history.size())));
+            const std::vector<std::int64_t> prompt(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(split));
+            const std::vector<std::int64_t> output(history.begin() + static_cast<std::ptrdiff_t>(split), history.end());
+            SamplingParams params;
+            params.dry_multiplier = 0.5 + static_cast<double>(pick(0, 10)) / 4.0;
+            params.dry_base = 1.0 + static_cast<double>(pick(0, 8)) / 8.0;
+            params.dry_allowed_length = pick(0, 5);
+            params.dry_penalty_last_n = pick(0, 3) == 0 ? -1 : pick(1, 130);
+            const auto breakers = pick(0, 3);
+            for (std::int64_t b = 0; b < breakers; ++b) {
+                std::vector<std::int64_t> breaker;
+                const auto length = static_cast<std::size_t>(pick(1, 4));
+                if (!history.empty() && pick(0, 1) == 0) {
+                    const auto from = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(history.size()) - 1));
+                    for (std::size_t k = 0; k < length && from + k < history.size(); ++k) breaker.push_back(history[from + k]);
+                } else {
+                    for (std::size_t k = 0; k < length; ++k) breaker.push_back(pick(0, static_cast<std::int64_t>(vocab)));
+                }
+                params.dry_sequence_breakers.push_back(breaker);
+            }
+            const std::vector<double> logits(vocab + 1, 0.0);
+            const PipelineTrace t = run("dry", logits, params, prompt, output);
+            const StageTrace& s = stage_of(t, Stage::Dry);
+            QVERIFY(s.active);
+            const std::optional<DryOracle> expected = dry_oracle(prompt, output, params);
+            const QString where = QStringLiteral("trial %1").arg(trial);
+            if (!expected) {
+                QVERIFY2(s.dry_ids->empty() && !s.dry_repeat_limit, qPrintable(where));
+                continue;
+            }
+            QVERIFY2(s.dry_repeat_limit && *s.dry_repeat_limit == expected->repeat_limit, qPrintable(where));
+            QVERIFY2(*s.dry_ids == expected->ids, qPrintable(where));
+            QVERIFY2(*s.dry_lengths == expected->lengths, qPrintable(where));
+            QVERIFY2(*s.dry_penalties == expected->penalties, qPrintable(where));
+            if (!expected->ids.empty()) ++penalised_cases;
+            if (expected->repeat_limit < history.size()) ++limited_cases;
+        }
+        // The random cases reach both the penalties and the breakers' limit.
+        QVERIFY2(penalised_cases > 1000, qPrintable(QString::number(penalised_cases)));
+        QVERIFY2(limited_cases > 300, qPrintable(QString::number(limited_cases)));
+    }
+
+    // A 200,000-id history of 0 1 2 3 4 5 6 repeated (ending ... 0 1 2): the
+    // direct comparison takes tens of seconds here, the linear unit
+    // milliseconds (docs/samplers.md; no timing is asserted). The end repeats
+    // every 7 ids back, the longest 7 back with L = 199,993, and each time
+    // the id after it is 3: only 3 is penalised, its exponent clamped at 158.
+    void dryLongHistory() {
+        std::vector<std::int64_t> history(200000);
+        for (std::size_t i = 0; i < history.size(); ++i) history[i] = static_cast<std::int64_t>(i % 7);
+        SamplingParams params;
+        params.dry_multiplier = 0.8;
+        const PipelineTrace t = run("dry", std::vector<double>(7, 0.0), params, history);
+        const StageTrace& s = stage_of(t, Stage::Dry);
+        QCOMPARE(*s.dry_ids, (IdList{3}));
+        QCOMPARE(*s.dry_lengths, (std::vector<std::int64_t>{199993}));
+        QVERIFY(std::fabs(s.dry_penalties->front() / (0.8 * std::pow(1.75, 158)) - 1.0) < 1e-12);
     }
 
     // ---- dynamic temperature: boundaries ---------------------------------------
