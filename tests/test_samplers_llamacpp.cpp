@@ -353,6 +353,115 @@ private slots:
         }
     }
 
+    // ---- thresholds at equality ----------------------------------------------
+    //
+    // Each comparison whose direction decides a case, at the value where it
+    // decides, with the answer llama.cpp's code gives (ggml-org/llama.cpp
+    // src/llama-sampling.cpp, function named per case). Equal logits make
+    // every q exact (1/2, 1/4), so the running masses hit p exactly.
+    // Top-n-sigma's floor (llama_sampler_top_n_sigma_apply drops `logit <
+    // max - n std`, so the floor stays) is held at equality by
+    // TestSamplers::topNSigmaBoundaries. Mirostat 1's cut, max(int(k), 1)
+    // clamped to the candidates, has no comparison whose direction changes
+    // the kept set (k = 1 or k = n exactly keep the same ids either way).
+
+    // llama_sampler_typical_apply stops at `cum_sum > p` (strictly), once
+    // `i >= min_keep - 1`. Two ids at q = 1/2 with p = 1/2: the mass after
+    // the first is 1/2, not above p, so both stay. Four at 1/4 with p = 1/2:
+    // three stay. With p = 0.1 and min_keep 3 the walk passes p at once but
+    // stops only at the third id.
+    void typicalPStopsOnlyAboveP() {
+        SamplingParams params;
+        params.typical_p = 0.5;
+        QCOMPARE(run("typical_p", {0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1}));
+        QCOMPARE(run("typical_p", {0.0, 0.0, 0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1, 2}));
+        params.typical_p = 0.1;
+        params.min_keep = 3;
+        QCOMPARE(run("typical_p", {0.0, 0.0, 0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1, 2}));
+        // The command: the llamacpp preset keeps both ids.
+        const testing::CliResult cli =
+            testing::run_trace_cli({"--pipeline", "llamacpp", "--values", "0,0", "--typical-p", "0.5", "--seed", "1"});
+        QCOMPARE(cli.exit_code, 0);
+        QCOMPARE(QJsonDocument::fromJson(cli.out.toUtf8()).object()["kept"].toArray().size(), 2);
+    }
+
+    // llama_sampler_top_p_apply stops at `cum_sum >= p && i + 1 >= min_keep`:
+    // inclusive. Four ids at 1/4 with p = 1/2 keep two; p = 0.1 with
+    // min_keep 3 keeps three.
+    void topPInclusiveCumsumAtP() {
+        SamplingParams params;
+        params.top_p = 0.5;
+        QCOMPARE(run("top_p:inclusive_cumsum", {0.0, 0.0, 0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1}));
+        params.top_p = 0.1;
+        params.min_keep = 3;
+        QCOMPARE(run("top_p:inclusive_cumsum", {0.0, 0.0, 0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1, 2}));
+    }
+
+    // llama_sampler_min_p_apply keeps `logit >= max + log(p)`: with p = 1/2
+    // the id at log(1/2) sits exactly on the floor and stays.
+    void minPKeepsTheFloor() {
+        SamplingParams params;
+        params.min_p = 0.5;
+        QCOMPARE(run("min_p:log", {0.0, std::log(0.5), std::log(0.25)}, params).trace.final_kept(), (IdList{0, 1}));
+    }
+
+    // llama_sample_xtc_apply: an id qualifies at `p >= threshold`, the step
+    // is off at `threshold > 0.5`, and excludes only when `size - pos_last >=
+    // min_keep`. Four ids at 1/4 with threshold 1/4: all four qualify, the
+    // three likeliest go. min_keep 1 allows it (one remains), min_keep 2 does
+    // not. The coin fires at u < probability here (docs/samplers.md: u = p
+    // does not fire; llama.cpp fires at u <= p, the one value where the two
+    // differ).
+    void xtcThresholdMinKeepAndCoinAtEquality() {
+        const std::vector<double> flat{0.0, 0.0, 0.0, 0.0};
+        SamplingParams params;
+        params.xtc_probability = 0.5;
+        params.xtc_threshold = 0.25;
+        params.min_keep = 1;
+        const PipelineTrace fired = run("xtc", flat, params, {}, {}, 0.25);
+        QVERIFY(*stage_of(fired, Stage::Xtc).xtc_fired);
+        QCOMPARE(fired.trace.final_kept(), (IdList{3}));
+        params.min_keep = 2;
+        const PipelineTrace kept = run("xtc", flat, params, {}, {}, 0.25);
+        QVERIFY(!*stage_of(kept, Stage::Xtc).xtc_fired);
+        QCOMPARE(kept.trace.final_kept(), (IdList{0, 1, 2, 3}));
+        params.min_keep = 1;
+        const PipelineTrace coin_at_p = run("xtc", flat, params, {}, {}, 0.5);
+        QVERIFY(!*stage_of(coin_at_p, Stage::Xtc).xtc_fired);
+        QCOMPARE(coin_at_p.trace.final_kept(), (IdList{0, 1, 2, 3}));
+        // Threshold 1/2 is on: two ids at 1/2 both qualify and the first goes.
+        params.xtc_threshold = 0.5;
+        const PipelineTrace half = run("xtc", {0.0, 0.0}, params, {}, {}, 0.25);
+        QVERIFY(stage_of(half, Stage::Xtc).active);
+        QCOMPARE(half.trace.final_kept(), (IdList{1}));
+    }
+
+    // llama_sampler_temp_ext_apply: T' = lo + (hi - lo) (H / log n)^E, then
+    // llama_sampler_temp_impl keeps only the maximum at `temp <= 0`. With
+    // T = 0.5 and range 0.5 (lo = 0) a row whose second id has q = 0 has
+    // H = 0, so T' = 0 exactly: the maximum alone, not a division by 0.
+    void dynamicTemperatureAtZero() {
+        SamplingParams params;
+        params.temperature = 0.5;
+        params.dynatemp_range = 0.5;
+        const PipelineTrace t = run("temperature:llamacpp", {0.0, -1000.0}, params);
+        QCOMPARE(*stage_of(t, Stage::Temperature).temperature_used, 0.0);
+        QCOMPARE(t.trace.final_kept(), (IdList{0}));
+        expect_q(t, {1.0, 0.0}, 1e-300);
+    }
+
+    // llama_sampler_mirostat_v2_apply cuts at the first id with `-log2(p) >
+    // mu`: a surprise equal to mu stays. Four ids at 1/4 have surprise 2
+    // exactly; mu = 2 keeps all four, mu just below 2 keeps one (at least one).
+    void mirostatV2KeepsSurpriseEqualToMu() {
+        SamplingParams params;
+        params.mirostat = 2;
+        const std::vector<double> flat{0.0, 0.0, 0.0, 0.0};
+        QCOMPARE(run("mirostat", flat, params, {}, {}, std::nullopt, 2.0).trace.final_kept(), (IdList{0, 1, 2, 3}));
+        QCOMPARE(run("mirostat", flat, params, {}, {}, std::nullopt, std::nextafter(2.0, 0.0)).trace.final_kept().size(),
+                 std::size_t{1});
+    }
+
     // ---- XTC: boundaries ---------------------------------------------------------
 
     void xtcOffValuesAndThreshold() {
