@@ -178,7 +178,7 @@ ResolvedRequest resolve_request(const RequestOptions& options) {
         if (real_overflows(trim(text))) {
             throw InputError(key, key + " must be a number, got \"" + text + "\" (outside the range of a double)");
         }
-        set_param(out.params, *param, *value);
+        set_param_text(out.params, *param, trim(text));
     }
     if (!options.seed.empty()) out.params.seed = parse_seed(trim(options.seed));
     if (!options.mirostat_mu.empty()) {
