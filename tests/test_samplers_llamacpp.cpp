@@ -378,7 +378,7 @@ private slots:
         params.typical_p = 0.1;
         params.min_keep = 3;
         QCOMPARE(run("typical_p", {0.0, 0.0, 0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1, 2}));
-        // The command: the llamacpp preset keeps both ids.
+        // Through the CLI, the llamacpp preset keeps both ids.
         const testing::CliResult cli =
             testing::run_trace_cli({"--pipeline", "llamacpp", "--values", "0,0", "--typical-p", "0.5", "--seed", "1"});
         QCOMPARE(cli.exit_code, 0);
