@@ -3,11 +3,13 @@
 // `samplescope-cli trace` (--vocab included). `--screenshot FILE.png` draws the
 // window offscreen with those inputs, saves it and exits (exit 2 with one line
 // on bad input).
+#include <cctype>
 #include <iostream>
 #include <limits>
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <QApplication>
@@ -20,6 +22,7 @@
 
 #include "app/request_options.h"
 #include "engine/base/input_error.h"
+#include "engine/base/memory_budget.h"
 #include "engine/base/number_text.h"
 #include "engine/pipelines/pipeline_examples.h"
 #include "engine/io/vocabulary.h"
@@ -86,7 +89,14 @@ bool has_request_flags(const samplescope::RequestOptions& options) {
     for (const auto& [key, text] : options.param_text) {
         if (!text.empty()) return true;
     }
-    return !options.seed.empty() || !options.prompt_ids.empty() || !options.output_ids.empty() || !options.skip_draws.empty();
+    return !options.seed.empty() || !options.prompt_ids.empty() || !options.output_ids.empty() ||
+           !options.skip_draws.empty() || !options.logit_bias.empty() || !options.dry_sequence_breakers.empty() ||
+           !options.mirostat_mu.empty();
+}
+
+// Flags that only shape how a logits file is read: meaningless without one.
+bool has_file_flags(const samplescope::RequestOptions& options) {
+    return !options.row.empty() || !options.tensor.empty() || options.u2_as_bf16;
 }
 
 struct StartRequest {
@@ -139,7 +149,8 @@ int main(int argc, char** argv) {
     samplescope::RequestOptions request_options;
     ViewOptions view;
     samplescope::add_request_options(app, request_options);
-    app.add_option("--screenshot", view.screenshot, "Draw the window offscreen with these inputs, save it as PNG and exit");
+    app.add_option("--screenshot", view.screenshot, "Draw the window offscreen with these inputs, save it as PNG and exit")
+        ->check(samplescope::non_empty_value());
     app.add_option("--tab", view.tab,
                    "View shown first: pipeline, tokens, logits, compare-pipelines, compare-stages-a or "
                    "compare-stages-b (Compare pipelines with one side's stage plots), histogram, batch (CPU vs batch "
@@ -191,6 +202,7 @@ int main(int argc, char** argv) {
     request_options.vocab_file.clear();
     std::optional<StartRequest> start;
     std::optional<samplescope::Vocabulary> vocabulary;
+    std::optional<std::uint64_t> given_memory_budget;
     try {
         using samplescope::parse_int_in_range;
         if (!view.top_n_text.empty()) view.top_n = static_cast<int>(parse_int_in_range(view.top_n_text, "top-n", "--top-n", 2, 2000));
@@ -210,6 +222,16 @@ int main(int argc, char** argv) {
         }
         if (!view.select_text.empty()) {
             view.select = parse_int_in_range(view.select_text, "select", "--select", 0, std::numeric_limits<std::int32_t>::max());
+        }
+        // Read here even when nothing else needs it yet, so a bad value is refused rather than ignored.
+        std::string_view budget_text = request_options.max_memory;
+        while (!budget_text.empty() && std::isspace(static_cast<unsigned char>(budget_text.front()))) budget_text.remove_prefix(1);
+        while (!budget_text.empty() && std::isspace(static_cast<unsigned char>(budget_text.back()))) budget_text.remove_suffix(1);
+        const std::uint64_t memory_budget = samplescope::parse_memory_budget(budget_text);
+        if (!request_options.max_memory.empty()) given_memory_budget = memory_budget;
+        if (has_file_flags(request_options) && request_options.logits_file.empty()) {
+            throw samplescope::InputError("logits", "--row, --tensor and --u2-as-bf16 read a logits file: give --logits FILE "
+                                                    "with them");
         }
         if (!view.pipeline_example.empty() && (has_logits_input(request_options) || has_request_flags(request_options))) {
             throw samplescope::InputError("pipeline-example", "--pipeline-example brings its own row and parameters; "
@@ -246,6 +268,7 @@ int main(int argc, char** argv) {
     try {
         // Files opened from the window keep to the same budget as the one given on the command line.
         if (start) window.setMemoryLimit(start->resolved.memory_budget);
+        else if (given_memory_budget) window.setMemoryLimit(*given_memory_budget);
         if (start) apply_start(window, *start);
         if (!open_file.empty()) window.openLogitsFile(QString::fromStdString(open_file));
         if (!view.pipeline_example.empty()) window.loadPipelineExample(*find_pipeline_example(view.pipeline_example));
@@ -264,6 +287,12 @@ int main(int argc, char** argv) {
         if (view.open_samplers) window.parameterPanel()->setExtrasExpanded(true);
         if (!view.tab.empty() || (view.pipeline_example.empty() && view.sampler_example.empty())) {
             window.showView(tab_widget(window, view.tab));
+        }
+        // --select names an id of the row the window opened on, known only now.
+        if (view.select >= 0 && static_cast<std::uint64_t>(view.select) >= window.session().vocabSize()) {
+            throw samplescope::InputError("select", "--select " + std::to_string(view.select) + " is outside [0, " +
+                                                        std::to_string(window.session().vocabSize()) + ") for V = " +
+                                                        std::to_string(window.session().vocabSize()));
         }
         if (screenshot) {
             window.resize(view.width, view.height);

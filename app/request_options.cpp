@@ -142,7 +142,7 @@ void resolve_param_flags(const RequestOptions& options, std::size_t vocab, Resol
         if (real_overflows(trim(text))) {
             throw InputError(key, key + " must be a number, got \"" + text + "\" (outside the range of a double)");
         }
-        set_param(out.params, *param, *value);
+        set_param_text(out.params, *param, trim(text));
     }
     if (!options.seed.empty()) out.params.seed = parse_seed(trim(options.seed));
     if (!options.mirostat_mu.empty()) {

@@ -143,6 +143,31 @@ void preset(benchmark::State& state, const char* name) {
 void BM_Preset_Vllm_EveryStage(benchmark::State& state) { preset(state, "vllm"); }
 void BM_Preset_LlamaCpp_EveryStage(benchmark::State& state) { preset(state, "llamacpp"); }
 
+// DRY (llama.cpp's sampler, its own step) over a 200,000-id history: one id
+// repeated (every position starts a repeat of the end: the worst case of a
+// direct comparison, which is quadratic) and ids without repeats. Both are
+// linear now (stage_dry.cpp).
+void dry(benchmark::State& state, bool repeated) {
+    const auto& w = workload();
+    std::vector<std::int64_t> ids(200000);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        ids[i] = static_cast<std::int64_t>(repeated ? 1000 : (i * 7919) % kLlama3VocabSize);
+    }
+    const Pipeline pipeline = custom_pipeline("dry");
+    SamplingParams params;
+    params.dry_multiplier = 0.8;
+    params.seed = 1;
+    const HistoryCounts counts = count_history({}, ids, w.logits.size());
+    with_yardstick(state, w.logits, [&] {
+        Pcg32 rng = stream(*params.seed, kSampleLabel);
+        const PipelineTrace trace =
+            run_pipeline(pipeline, PipelineInput{w.logits, params, {}, ids}, rng, *params.seed, 0, &counts);
+        benchmark::DoNotOptimize(trace.trace.token);
+    });
+}
+void BM_Dry_200k_Repeated(benchmark::State& state) { dry(state, true); }
+void BM_Dry_200k_NoRepeats(benchmark::State& state) { dry(state, false); }
+
 BENCHMARK(BM_ExpPass)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FullTrace_EveryStage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Lean_EveryStage)->Unit(benchmark::kMillisecond);
@@ -154,6 +179,8 @@ BENCHMARK(BM_Preset_Vllm_EveryStage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Preset_LlamaCpp_EveryStage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ExpPass_1M)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FullTrace_EveryStage_1M)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Dry_200k_Repeated)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Dry_200k_NoRepeats)->Unit(benchmark::kMillisecond);
 
 void print_ratios(const RatioReporter& reporter) {
     reporter.print_table();

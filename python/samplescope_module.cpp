@@ -15,6 +15,7 @@
 #include "app/cli/pipeline_options.h"
 #include "app/request_options.h"
 #include "engine/base/input_error.h"
+#include "engine/base/number_text.h"
 #include "engine/json/params_json.h"
 #include "engine/json/pipeline_json.h"
 #include "engine/json/trace_json.h"
@@ -35,8 +36,94 @@ py::object to_python(const nlohmann::ordered_json& json) {
     return py::module_::import("json").attr("loads")(json.dump());
 }
 
-nlohmann::json from_python(const py::handle& object) {
-    return nlohmann::json::parse(py::cast<std::string>(py::module_::import("json").attr("dumps")(object)));
+// A Python value as a message shows it: its repr, cut short.
+std::string shown(const py::handle& value) {
+    std::string text;
+    try {
+        text = py::cast<std::string>(py::repr(value));
+    } catch (const py::error_already_set&) {
+        text = "<" + py::cast<std::string>(py::str(py::type::handle_of(value).attr("__name__"))) + ">";
+    }
+    if (text.size() > 80) text = text.substr(0, 77) + "...";
+    return text;
+}
+
+bool is_numpy(const py::handle& value, const char* kind) {
+    return py::isinstance(value, py::module_::import("numpy").attr(kind));
+}
+
+// A Python or numpy integer; a bool is not one here (True would read as 1).
+bool is_integer(const py::handle& value) {
+    if (py::isinstance<py::bool_>(value) || is_numpy(value, "bool_")) return false;
+    return py::isinstance<py::int_>(value) || is_numpy(value, "integer");
+}
+
+bool is_real(const py::handle& value) {
+    return is_integer(value) || py::isinstance<py::float_>(value) || is_numpy(value, "floating");
+}
+
+// A number as the text the CLI's flag would hold: an integer's exact digits,
+// a float's shortest round trip (a numpy float as the Python float it equals).
+std::string number_text(const std::string& key, const py::handle& value) {
+    if (is_integer(value)) return py::cast<std::string>(py::str(py::int_(py::reinterpret_borrow<py::object>(value))));
+    if (is_real(value)) return py::cast<std::string>(py::repr(py::float_(py::reinterpret_borrow<py::object>(value))));
+    throw InputError(key, key + " must be a number, got " + shown(value));
+}
+
+std::string integer_text(const std::string& key, const py::handle& value) {
+    if (!is_integer(value)) throw InputError(key, key + " must be an integer, got " + shown(value));
+    return py::cast<std::string>(py::str(py::int_(py::reinterpret_borrow<py::object>(value))));
+}
+
+std::string string_arg(const std::string& key, const py::handle& value) {
+    if (!py::isinstance<py::str>(value)) throw InputError(key, key + " must be a string, got " + shown(value));
+    return py::cast<std::string>(value);
+}
+
+std::int64_t integer_arg(const std::string& key, const py::handle& value, std::int64_t lo, std::int64_t hi) {
+    return parse_int_in_range(integer_text(key, value), key, key, lo, hi);
+}
+
+bool bool_arg(const std::string& key, const py::handle& value) {
+    if (!py::isinstance<py::bool_>(value) && !is_numpy(value, "bool_")) {
+        throw InputError(key, key + " must be True or False, got " + shown(value));
+    }
+    return py::cast<bool>(py::bool_(py::reinterpret_borrow<py::object>(value)));
+}
+
+double real_arg(const std::string& key, const py::handle& value) {
+    const std::string text = number_text(key, value);
+    const auto parsed = parse_real(text);
+    if (!parsed || real_overflows(text)) throw InputError(key, key + " must be a number, got " + shown(value));
+    return *parsed;
+}
+
+// A list of per-row parameter dicts as JSON: numpy scalars as the Python
+// numbers they hold; NaN, infinities and objects JSON has no form for refused.
+nlohmann::json params_list_json(const py::handle& object) {
+    if (!py::isinstance<py::list>(object) && !py::isinstance<py::tuple>(object)) {
+        throw InputError("params_list", "params_list must be a list with one dict per row, got " + shown(object));
+    }
+    const py::cpp_function item([](const py::object& value) -> py::object {
+        if (is_numpy(value, "generic")) return value.attr("item")();
+        throw py::type_error("a " + py::cast<std::string>(py::str(py::type::handle_of(value).attr("__name__"))) +
+                             " has no JSON form");
+    });
+    std::string text;
+    try {
+        text = py::cast<std::string>(py::module_::import("json").attr("dumps")(object, py::arg("allow_nan") = false,
+                                                                                  py::arg("default") = item));
+    } catch (const py::error_already_set& error) {
+        std::string what = error.what();
+        what = what.substr(0, what.find('\n'));
+        throw InputError("params_list", "params_list holds a value JSON cannot hold (" + what + ")");
+    }
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& error) {
+        // Only a number past a double's range gets here (10**400).
+        throw InputError("params_list", "params_list holds a number outside the range of a double");
+    }
 }
 
 struct Matrix {
@@ -50,13 +137,36 @@ struct Matrix {
     }
 };
 
-Matrix logits_of(const py::handle& object, const char* name, bool allow_2d) {
-    const auto array = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(object);
-    if (!array) throw InputError(name, std::string(name) + " must be an array of numbers");
-    if (array.ndim() != 1 && !(allow_2d && array.ndim() == 2)) {
-        throw InputError(name, std::string(name) + " must be " + (allow_2d ? "[V] or [B, V]" : "[V]") + ", got " +
-                                   std::to_string(array.ndim()) + " dimensions");
+std::string shape_text(const py::array& array) {
+    std::string text = "[";
+    for (py::ssize_t d = 0; d < array.ndim(); ++d) text += (d ? ", " : "") + std::to_string(array.shape(d));
+    return text + "]";
+}
+
+// A numpy array (or what numpy makes of a list) of real numbers: float or
+// integer dtypes only; bool, complex, strings and objects are refused, never
+// converted.
+py::array real_array(const py::handle& object, const char* name) {
+    const py::array array = py::array::ensure(object);
+    if (!array) throw InputError(name, std::string(name) + " must be an array of numbers, got " + shown(object));
+    const char kind = array.dtype().kind();
+    if (kind != 'f' && kind != 'i' && kind != 'u') {
+        throw InputError(name, std::string(name) + " must hold real numbers, got dtype " +
+                                   py::cast<std::string>(py::str(array.dtype())));
     }
+    return array;
+}
+
+Matrix logits_of(const py::handle& object, const char* name, bool allow_2d) {
+    const py::array given = real_array(object, name);
+    if (given.ndim() != 1 && !(allow_2d && given.ndim() == 2)) {
+        throw InputError(name, std::string(name) + " must be " + (allow_2d ? "[V] or [B, V]" : "[V]") + ", got " +
+                                   std::to_string(given.ndim()) + " dimensions");
+    }
+    if (given.ndim() == 2 && (given.shape(0) == 0 || given.shape(1) == 0)) {
+        throw InputError(name, std::string(name) + " of shape " + shape_text(given) + " holds no logits");
+    }
+    const auto array = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(given);
     Matrix m;
     m.two_d = array.ndim() == 2;
     m.rows = m.two_d ? static_cast<std::size_t>(array.shape(0)) : 1;
@@ -65,11 +175,23 @@ Matrix logits_of(const py::handle& object, const char* name, bool allow_2d) {
     return m;
 }
 
-std::string id_list_text(const py::handle& object) {
+// Token ids: a list, tuple or integer array of integers (a string is not a list of ids).
+std::string id_list_text(const std::string& key, const py::handle& object) {
+    if (py::isinstance<py::str>(object) || py::isinstance<py::bytes>(object) || !py::isinstance<py::iterable>(object)) {
+        throw InputError(key, key + " must be a list of integer ids, got " + shown(object));
+    }
+    if (py::isinstance<py::array>(object)) {
+        const auto array = py::reinterpret_borrow<py::array>(object);
+        const char kind = array.dtype().kind();
+        if (array.ndim() != 1 || (kind != 'i' && kind != 'u')) {
+            throw InputError(key, key + " must be a 1-D integer array of ids, got dtype " +
+                                      py::cast<std::string>(py::str(array.dtype())) + " of shape " + shape_text(array));
+        }
+    }
     std::string text;
     for (const auto& item : object) {
         if (!text.empty()) text += ",";
-        text += py::cast<std::string>(py::str(item));
+        text += integer_text(key, item);
     }
     return text;
 }
@@ -94,29 +216,28 @@ Flags flags_of(const std::vector<double>& logits, const py::kwargs& kwargs, cons
     for (const auto& [key_handle, value] : kwargs) {
         const auto key = py::cast<std::string>(key_handle);
         if (flags.request.param_text.count(key)) {
-            flags.request.param_text[key] = py::cast<std::string>(py::isinstance<py::float_>(value) ? py::repr(value)
-                                                                                               : py::str(value));
+            flags.request.param_text[key] = number_text(key, value);
         } else if (key == "seed") {
-            flags.request.seed = py::cast<std::string>(py::str(value));
+            // An integer, or its decimal text (as a params file gives it).
+            flags.request.seed = py::isinstance<py::str>(value) ? py::cast<std::string>(value) : integer_text(key, value);
         } else if (key == "logit_bias") {
-            flags.request.logit_bias = py::cast<std::string>(value);
+            flags.request.logit_bias = string_arg(key, value);
         } else if (key == "dry_sequence_breakers") {
-            flags.request.dry_sequence_breakers = py::cast<std::string>(value);
+            flags.request.dry_sequence_breakers = string_arg(key, value);
         } else if (key == "mirostat_mu") {
-            flags.request.mirostat_mu = py::cast<std::string>(py::isinstance<py::float_>(value) ? py::repr(value)
-                                                                                            : py::str(value));
+            flags.request.mirostat_mu = number_text(key, value);
         } else if (key == "prompt_ids") {
-            flags.request.prompt_ids = id_list_text(value);
+            flags.request.prompt_ids = id_list_text(key, value);
         } else if (key == "output_ids") {
-            flags.request.output_ids = id_list_text(value);
+            flags.request.output_ids = id_list_text(key, value);
         } else if (key == "skip_draws") {
-            flags.request.skip_draws = py::cast<std::string>(py::str(value));
+            flags.request.skip_draws = integer_text(key, value);
         } else if (key == "pipeline") {
-            flags.pipeline.name = py::cast<std::string>(value);
+            flags.pipeline.name = string_arg(key, value);
         } else if (key == "stages") {
-            flags.pipeline.stages = py::cast<std::string>(value);
+            flags.pipeline.stages = string_arg(key, value);
         } else if (key == "penalty_last_n") {
-            flags.pipeline.penalty_last_n = py::cast<std::string>(py::str(value));
+            flags.pipeline.penalty_last_n = integer_text(key, value);
         } else if (std::find(own.begin(), own.end(), key) != own.end()) {
             flags.rest[key_handle] = value;
         } else {
@@ -129,12 +250,9 @@ Flags flags_of(const std::vector<double>& logits, const py::kwargs& kwargs, cons
 py::object trace(const py::handle& logits_object, const py::kwargs& kwargs) {
     const Matrix logits = logits_of(logits_object, "logits", false);
     Flags flags = flags_of(logits.values, kwargs, {"steps", "full"});
-    const std::int64_t steps = flags.rest.contains("steps") ? py::cast<std::int64_t>(flags.rest["steps"]) : 1;
-    const bool full = flags.rest.contains("full") && py::cast<bool>(flags.rest["full"]);
+    const std::int64_t steps = flags.rest.contains("steps") ? integer_arg("steps", flags.rest["steps"], 1, 100000) : 1;
+    const bool full = flags.rest.contains("full") && bool_arg("full", flags.rest["full"]);
     ResolvedRequest input = resolve_request(flags.request);
-    if (steps < 1 || steps > 100000) {
-        throw InputError("steps", "steps must be in [1, 100000], got " + std::to_string(steps));
-    }
     const Pipeline pipeline = cli::resolve_pipeline(flags.pipeline);
     const TraceJsonOptions json_options{full};
     // As `trace`: one request for every pipeline, each token appended to the output ids.
@@ -168,11 +286,11 @@ py::dict sample(const py::handle& logits_object, const py::kwargs& kwargs) {
     return out;
 }
 
-py::object run_batch_rows(const py::handle& logits_object, const py::object& params_list, const std::string& mode_name,
-                          const std::string& backend_name, std::int32_t draws) {
-    if (draws < 1 || draws > 1000000) {
-        throw InputError("draws", "draws must be in [1, 1000000], got " + std::to_string(draws));
-    }
+py::object run_batch_rows(const py::handle& logits_object, const py::object& params_list, const py::object& mode_object,
+                          const py::object& backend_object, const py::object& draws_object) {
+    const auto draws = static_cast<std::int32_t>(integer_arg("draws", draws_object, 1, 1000000));
+    const std::string mode_name = string_arg("mode", mode_object);
+    const std::string backend_name = string_arg("backend", backend_object);
     const Matrix logits = logits_of(logits_object, "logits", true);
     std::vector<float> values;
     values.reserve(logits.values.size());
@@ -185,7 +303,7 @@ py::object run_batch_rows(const py::handle& logits_object, const py::object& par
         values.push_back(static_cast<float>(x));
     }
     std::vector<RowRequest> requests(logits.rows);
-    if (!params_list.is_none()) requests = row_requests_from_json(from_python(params_list), logits.rows, "params_list");
+    if (!params_list.is_none()) requests = row_requests_from_json(params_list_json(params_list), logits.rows, "params_list");
     const batch::BatchInput input = batch::make_batch_input(values.data(), logits.rows, logits.cols, requests);
     batch::BatchOptions options;
     options.mode = batch::parse_mode(mode_name);
@@ -221,14 +339,37 @@ py::object run_batch_rows(const py::handle& logits_object, const py::object& par
     return to_python(json);
 }
 
+// A sampler's draws: an integer array [N] or [B, N]; floats, bools and ids
+// past int64 are refused, never truncated or wrapped.
+py::array_t<std::int64_t, py::array::c_style> samples_of(const py::handle& object) {
+    const py::array given = py::array::ensure(object);
+    if (!given) throw InputError("samples", "samples must be an integer array [N] or [B, N], got " + shown(object));
+    const char kind = given.dtype().kind();
+    if (kind != 'i' && kind != 'u') {
+        throw InputError("samples", "samples must be integer token ids, got dtype " +
+                                        py::cast<std::string>(py::str(given.dtype())));
+    }
+    if (given.ndim() != 1 && given.ndim() != 2) {
+        throw InputError("samples", "samples must be [N] or [B, N], got " + std::to_string(given.ndim()) + " dimensions");
+    }
+    if (given.size() == 0) throw InputError("samples", "samples of shape " + shape_text(given) + " holds no draws");
+    if (kind == 'u' && given.itemsize() == 8) {
+        const auto wide = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(given);
+        for (py::ssize_t i = 0; i < wide.size(); ++i) {
+            if (wide.data()[i] > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+                throw InputError("samples", "samples: draw " + std::to_string(i) + " is " + std::to_string(wide.data()[i]) +
+                                                ", past the largest token id an int64 holds");
+            }
+        }
+    }
+    return py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(given);
+}
+
 py::object verify(const py::handle& logits_object, const py::handle& samples_object, const py::kwargs& kwargs) {
     const Matrix logits = logits_of(logits_object, "logits", true);
-    const auto samples = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(samples_object);
-    if (!samples || (samples.ndim() != 1 && samples.ndim() != 2)) {
-        throw InputError("samples", "samples must be an integer array [N] or [B, N]");
-    }
+    const auto samples = samples_of(samples_object);
     Flags flags = flags_of(logits.row(0), kwargs, {"alpha", "params_list", "row"});
-    const double alpha = flags.rest.contains("alpha") ? py::cast<double>(flags.rest["alpha"]) : kDefaultVerifyAlpha;
+    const double alpha = flags.rest.contains("alpha") ? real_arg("alpha", flags.rest["alpha"]) : kDefaultVerifyAlpha;
     if (!(alpha > 0.0 && alpha < 1.0)) {
         throw InputError("alpha", "alpha must be in (0, 1), got " + format_number(alpha));
     }
@@ -239,12 +380,16 @@ py::object verify(const py::handle& logits_object, const py::handle& samples_obj
     const std::size_t n = static_cast<std::size_t>(samples.shape(samples.ndim() - 1));
     std::vector<SamplerRow> rows;
     if (flags.rest.contains("params_list") && !flags.rest["params_list"].is_none()) {
-        const auto requests = row_requests_from_json(from_python(flags.rest["params_list"]), logits.rows, "params_list");
+        const auto requests =
+            row_requests_from_json(params_list_json(flags.rest["params_list"]), logits.rows, "params_list");
         for (std::size_t r = 0; r < logits.rows; ++r) rows.push_back({logits.row(r), requests[r], r, {}});
     } else if (sample_rows == logits.rows && sample_rows > 1) {
         for (std::size_t r = 0; r < logits.rows; ++r) rows.push_back({logits.row(r), flag_request, r, {}});
     } else {
-        const std::size_t r = flags.rest.contains("row") ? py::cast<std::size_t>(flags.rest["row"]) : 0;
+        const auto r = flags.rest.contains("row")
+                           ? static_cast<std::size_t>(integer_arg("row", flags.rest["row"], 0,
+                                                                  std::numeric_limits<std::int64_t>::max()))
+                           : std::size_t{0};
         if (r >= logits.rows) {
             throw InputError("row", "row " + std::to_string(r) + " is outside [0, " + std::to_string(logits.rows) + ")");
         }
@@ -271,8 +416,8 @@ PYBIND11_MODULE(samplescope, m) {
     m.def("trace", &trace, py::arg("logits"),
           "Every stage of one sampling step as `samplescope-cli trace` prints it (a list when steps > 1)");
     m.def("sample", &sample, py::arg("logits"), "One draw: token, logprob, u (None when greedy), kept (kept count), seed");
-    m.def("batch", &run_batch_rows, py::arg("logits"), py::arg("params_list") = py::none(), py::arg("mode") = "exact",
-          py::arg("backend") = "auto", py::arg("draws") = 1,
+    m.def("batch", &run_batch_rows, py::arg("logits"), py::arg("params_list") = py::none(),
+          py::arg("mode") = py::str("exact"), py::arg("backend") = py::str("auto"), py::arg("draws") = py::int_(1),
           "Every row of a [B, V] batch on the batch engine, as `samplescope-cli batch`; with draws > 1 each row "
           "also gives `tokens`, that many draws from its kept set (positions draws_before + j of its stream)");
     m.def("verify", &verify, py::arg("logits"), py::arg("samples"),

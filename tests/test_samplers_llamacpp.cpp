@@ -20,6 +20,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -88,6 +91,69 @@ void expect_cli_refused(const QStringList& args, const QString& line) {
     QVERIFY2(result.err_lines.size() == 1, qPrintable(result.err_lines.join(" | ")));
     QVERIFY(result.out.isEmpty());
     QVERIFY2(result.err_lines.front().contains(line), qPrintable(result.err_lines.front() + " lacks " + line));
+}
+
+// DRY as it was first written here: the direct comparison, quadratic in the
+// window. Kept as the oracle of the linear unit (dryLinearMatchesTheOracle).
+struct DryOracle {
+    IdList ids;
+    std::vector<std::int64_t> lengths;
+    Values penalties;
+    std::size_t repeat_limit = 0;
+};
+
+std::optional<DryOracle> dry_oracle(const std::vector<std::int64_t>& prompt, const std::vector<std::int64_t>& output,
+                                    const SamplingParams& p) {
+    const std::size_t total = prompt.size() + output.size();
+    const std::size_t n = p.dry_penalty_last_n < 0 ? total
+                                                   : std::min(total, static_cast<std::size_t>(p.dry_penalty_last_n));
+    std::vector<std::int64_t> tokens;
+    for (std::size_t i = total - n; i < total; ++i) tokens.push_back(i < prompt.size() ? prompt[i] : output[i - prompt.size()]);
+    const auto allowed = static_cast<std::size_t>(p.dry_allowed_length);
+    if (n <= allowed) return std::nullopt;
+    const auto at = [&tokens, n](std::size_t i) { return tokens[n - 1 - i]; };
+    std::size_t limit = n;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::optional<std::size_t> longest;
+        for (const auto& breaker : p.dry_sequence_breakers) {
+            if (breaker.front() != at(i)) continue;
+            const std::size_t tail = breaker.size() - 1;
+            if (tail > i || (longest && tail <= *longest)) continue;
+            bool match = true;
+            for (std::size_t k = 0; k < tail && match; ++k) match = breaker[k + 1] == at(i - k - 1);
+            if (match) longest = tail;
+        }
+        if (longest) {
+            limit = i - *longest;
+            break;
+        }
+    }
+    if (limit < allowed) return std::nullopt;
+    std::map<std::int64_t, std::size_t> longest_for;
+    for (std::size_t k = 1; k < n; ++k) {
+        std::size_t length = 0;
+        while (length + k < n && at(length) == at(length + k)) ++length;
+        length = std::min(length, limit);
+        if (length < allowed) continue;
+        auto [it, inserted] = longest_for.emplace(at(k - 1), length);
+        if (!inserted) it->second = std::max(it->second, length);
+    }
+    int max_exponent = 0;
+    if (p.dry_base > 1.000001) max_exponent = static_cast<int>(88.7228391 / std::log(p.dry_base));
+    DryOracle out;
+    out.repeat_limit = limit;
+    for (const auto& [token, length] : longest_for) {
+        const std::int64_t id = token;
+        const bool own_breaker = std::any_of(p.dry_sequence_breakers.begin(), p.dry_sequence_breakers.end(),
+                                             [id](const auto& b) { return b.size() == 1 && b.front() == id; });
+        if (own_breaker) continue;
+        auto exponent = static_cast<int>(length - allowed);
+        if (max_exponent > 0 && exponent > max_exponent) exponent = max_exponent;
+        out.ids.push_back(static_cast<std::int32_t>(id));
+        out.lengths.push_back(static_cast<std::int64_t>(length));
+        out.penalties.push_back(p.dry_multiplier * std::pow(p.dry_base, exponent));
+    }
+    return out;
 }
 
 }  // namespace
@@ -285,6 +351,115 @@ private slots:
                                                                      .arg(kept.empty() ? -1 : kept.front())
                                                                      .arg(lo)));
         }
+    }
+
+    // ---- thresholds at equality ----------------------------------------------
+    //
+    // Each comparison whose direction decides a case, at the value where it
+    // decides, with the answer llama.cpp's code gives (ggml-org/llama.cpp
+    // src/llama-sampling.cpp, function named per case). Equal logits make
+    // every q exact (1/2, 1/4), so the running masses hit p exactly.
+    // Top-n-sigma's floor (llama_sampler_top_n_sigma_apply drops `logit <
+    // max - n std`, so the floor stays) is held at equality by
+    // TestSamplers::topNSigmaBoundaries. Mirostat 1's cut, max(int(k), 1)
+    // clamped to the candidates, has no comparison whose direction changes
+    // the kept set (k = 1 or k = n exactly keep the same ids either way).
+
+    // llama_sampler_typical_apply stops at `cum_sum > p` (strictly), once
+    // `i >= min_keep - 1`. Two ids at q = 1/2 with p = 1/2: the mass after
+    // the first is 1/2, not above p, so both stay. Four at 1/4 with p = 1/2:
+    // three stay. With p = 0.1 and min_keep 3 the walk passes p at once but
+    // stops only at the third id.
+    void typicalPStopsOnlyAboveP() {
+        SamplingParams params;
+        params.typical_p = 0.5;
+        QCOMPARE(run("typical_p", {0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1}));
+        QCOMPARE(run("typical_p", {0.0, 0.0, 0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1, 2}));
+        params.typical_p = 0.1;
+        params.min_keep = 3;
+        QCOMPARE(run("typical_p", {0.0, 0.0, 0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1, 2}));
+        // Through the CLI, the llamacpp preset keeps both ids.
+        const testing::CliResult cli =
+            testing::run_trace_cli({"--pipeline", "llamacpp", "--values", "0,0", "--typical-p", "0.5", "--seed", "1"});
+        QCOMPARE(cli.exit_code, 0);
+        QCOMPARE(QJsonDocument::fromJson(cli.out.toUtf8()).object()["kept"].toArray().size(), 2);
+    }
+
+    // llama_sampler_top_p_apply stops at `cum_sum >= p && i + 1 >= min_keep`:
+    // inclusive. Four ids at 1/4 with p = 1/2 keep two; p = 0.1 with
+    // min_keep 3 keeps three.
+    void topPInclusiveCumsumAtP() {
+        SamplingParams params;
+        params.top_p = 0.5;
+        QCOMPARE(run("top_p:inclusive_cumsum", {0.0, 0.0, 0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1}));
+        params.top_p = 0.1;
+        params.min_keep = 3;
+        QCOMPARE(run("top_p:inclusive_cumsum", {0.0, 0.0, 0.0, 0.0}, params).trace.final_kept(), (IdList{0, 1, 2}));
+    }
+
+    // llama_sampler_min_p_apply keeps `logit >= max + log(p)`: with p = 1/2
+    // the id at log(1/2) sits exactly on the floor and stays.
+    void minPKeepsTheFloor() {
+        SamplingParams params;
+        params.min_p = 0.5;
+        QCOMPARE(run("min_p:log", {0.0, std::log(0.5), std::log(0.25)}, params).trace.final_kept(), (IdList{0, 1}));
+    }
+
+    // llama_sample_xtc_apply: an id qualifies at `p >= threshold`, the step
+    // is off at `threshold > 0.5`, and excludes only when `size - pos_last >=
+    // min_keep`. Four ids at 1/4 with threshold 1/4: all four qualify, the
+    // three likeliest go. min_keep 1 allows it (one remains), min_keep 2 does
+    // not. The coin fires at u < probability here (docs/samplers.md: u = p
+    // does not fire; llama.cpp fires at u <= p, the one value where the two
+    // differ).
+    void xtcThresholdMinKeepAndCoinAtEquality() {
+        const std::vector<double> flat{0.0, 0.0, 0.0, 0.0};
+        SamplingParams params;
+        params.xtc_probability = 0.5;
+        params.xtc_threshold = 0.25;
+        params.min_keep = 1;
+        const PipelineTrace fired = run("xtc", flat, params, {}, {}, 0.25);
+        QVERIFY(*stage_of(fired, Stage::Xtc).xtc_fired);
+        QCOMPARE(fired.trace.final_kept(), (IdList{3}));
+        params.min_keep = 2;
+        const PipelineTrace kept = run("xtc", flat, params, {}, {}, 0.25);
+        QVERIFY(!*stage_of(kept, Stage::Xtc).xtc_fired);
+        QCOMPARE(kept.trace.final_kept(), (IdList{0, 1, 2, 3}));
+        params.min_keep = 1;
+        const PipelineTrace coin_at_p = run("xtc", flat, params, {}, {}, 0.5);
+        QVERIFY(!*stage_of(coin_at_p, Stage::Xtc).xtc_fired);
+        QCOMPARE(coin_at_p.trace.final_kept(), (IdList{0, 1, 2, 3}));
+        // Threshold 1/2 is on: two ids at 1/2 both qualify and the first goes.
+        params.xtc_threshold = 0.5;
+        const PipelineTrace half = run("xtc", {0.0, 0.0}, params, {}, {}, 0.25);
+        QVERIFY(stage_of(half, Stage::Xtc).active);
+        QCOMPARE(half.trace.final_kept(), (IdList{1}));
+    }
+
+    // llama_sampler_temp_ext_apply: T' = lo + (hi - lo) (H / log n)^E, then
+    // llama_sampler_temp_impl keeps only the maximum at `temp <= 0`. With
+    // T = 0.5 and range 0.5 (lo = 0) a row whose second id has q = 0 has
+    // H = 0, so T' = 0 exactly: the maximum alone, not a division by 0.
+    void dynamicTemperatureAtZero() {
+        SamplingParams params;
+        params.temperature = 0.5;
+        params.dynatemp_range = 0.5;
+        const PipelineTrace t = run("temperature:llamacpp", {0.0, -1000.0}, params);
+        QCOMPARE(*stage_of(t, Stage::Temperature).temperature_used, 0.0);
+        QCOMPARE(t.trace.final_kept(), (IdList{0}));
+        expect_q(t, {1.0, 0.0}, 1e-300);
+    }
+
+    // llama_sampler_mirostat_v2_apply cuts at the first id with `-log2(p) >
+    // mu`: a surprise equal to mu stays. Four ids at 1/4 have surprise 2
+    // exactly; mu = 2 keeps all four, mu just below 2 keeps one (at least one).
+    void mirostatV2KeepsSurpriseEqualToMu() {
+        SamplingParams params;
+        params.mirostat = 2;
+        const std::vector<double> flat{0.0, 0.0, 0.0, 0.0};
+        QCOMPARE(run("mirostat", flat, params, {}, {}, std::nullopt, 2.0).trace.final_kept(), (IdList{0, 1, 2, 3}));
+        QCOMPARE(run("mirostat", flat, params, {}, {}, std::nullopt, std::nextafter(2.0, 0.0)).trace.final_kept().size(),
+                 std::size_t{1});
     }
 
     // ---- XTC: boundaries ---------------------------------------------------------
@@ -552,6 +727,88 @@ private slots:
         params.dry_base = 1.0000005;
         const PipelineTrace near = run("dry", {0.0, 0.0}, params, zeros);
         QVERIFY(std::fabs(stage_of(near, Stage::Dry).dry_penalties->front() - std::pow(1.0000005, 197)) < 1e-12);
+    }
+
+    // The linear unit (KMP over the breakers, the Z-algorithm over the
+    // window) against the direct comparison above, on 3,000 random histories
+    // over small alphabets (so repeats are long and many), with random
+    // breakers (single ids and sequences up to 4 long, drawn from the history
+    // so they match), windows and allowed lengths. Every penalised id, repeat
+    // length, penalty and limit must agree exactly, and so must "no step".
+    void dryLinearMatchesTheOracle() {
+        std::mt19937_64 rng(20240611);
+        const auto pick = [&rng](std::int64_t lo, std::int64_t hi) {
+            return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+        };
+        std::size_t penalised_cases = 0;
+        std::size_t limited_cases = 0;
+        for (int trial = 0; trial < 3000; ++trial) {
+            const auto vocab = static_cast<std::size_t>(pick(1, 6));
+            std::vector<std::int64_t> history(static_cast<std::size_t>(pick(0, 120)));
+            // Mostly a short motif repeated with mutations, so long repeats occur.
+            const auto period = static_cast<std::size_t>(pick(1, 7));
+            std::vector<std::int64_t> motif(period);
+            for (auto& id : motif) id = pick(0, static_cast<std::int64_t>(vocab) - 1);
+            for (std::size_t i = 0; i < history.size(); ++i) {
+                history[i] = pick(0, 3) == 0 ? pick(0, static_cast<std::int64_t>(vocab) - 1) : motif[i % period];
+            }
+            const auto split = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(history.size())));
+            const std::vector<std::int64_t> prompt(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(split));
+            const std::vector<std::int64_t> output(history.begin() + static_cast<std::ptrdiff_t>(split), history.end());
+            SamplingParams params;
+            params.dry_multiplier = 0.5 + static_cast<double>(pick(0, 10)) / 4.0;
+            params.dry_base = 1.0 + static_cast<double>(pick(0, 8)) / 8.0;
+            params.dry_allowed_length = pick(0, 5);
+            params.dry_penalty_last_n = pick(0, 3) == 0 ? -1 : pick(1, 130);
+            const auto breakers = pick(0, 3);
+            for (std::int64_t b = 0; b < breakers; ++b) {
+                std::vector<std::int64_t> breaker;
+                const auto length = static_cast<std::size_t>(pick(1, 4));
+                if (!history.empty() && pick(0, 1) == 0) {
+                    const auto from = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(history.size()) - 1));
+                    for (std::size_t k = 0; k < length && from + k < history.size(); ++k) breaker.push_back(history[from + k]);
+                } else {
+                    for (std::size_t k = 0; k < length; ++k) breaker.push_back(pick(0, static_cast<std::int64_t>(vocab)));
+                }
+                params.dry_sequence_breakers.push_back(breaker);
+            }
+            const std::vector<double> logits(vocab + 1, 0.0);
+            const PipelineTrace t = run("dry", logits, params, prompt, output);
+            const StageTrace& s = stage_of(t, Stage::Dry);
+            QVERIFY(s.active);
+            const std::optional<DryOracle> expected = dry_oracle(prompt, output, params);
+            const QString where = QStringLiteral("trial %1").arg(trial);
+            if (!expected) {
+                QVERIFY2(s.dry_ids->empty() && !s.dry_repeat_limit, qPrintable(where));
+                continue;
+            }
+            QVERIFY2(s.dry_repeat_limit && *s.dry_repeat_limit == expected->repeat_limit, qPrintable(where));
+            QVERIFY2(*s.dry_ids == expected->ids, qPrintable(where));
+            QVERIFY2(*s.dry_lengths == expected->lengths, qPrintable(where));
+            QVERIFY2(*s.dry_penalties == expected->penalties, qPrintable(where));
+            if (!expected->ids.empty()) ++penalised_cases;
+            if (expected->repeat_limit < history.size()) ++limited_cases;
+        }
+        // The random cases reach both the penalties and the breakers' limit.
+        QVERIFY2(penalised_cases > 1000, qPrintable(QString::number(penalised_cases)));
+        QVERIFY2(limited_cases > 300, qPrintable(QString::number(limited_cases)));
+    }
+
+    // A 200,000-id history of 0 1 2 3 4 5 6 repeated (ending ... 0 1 2): the
+    // direct comparison takes tens of seconds here, the linear unit
+    // milliseconds (docs/samplers.md; no timing is asserted). The end repeats
+    // every 7 ids back, the longest 7 back with L = 199,993, and each time
+    // the id after it is 3: only 3 is penalised, its exponent clamped at 158.
+    void dryLongHistory() {
+        std::vector<std::int64_t> history(200000);
+        for (std::size_t i = 0; i < history.size(); ++i) history[i] = static_cast<std::int64_t>(i % 7);
+        SamplingParams params;
+        params.dry_multiplier = 0.8;
+        const PipelineTrace t = run("dry", std::vector<double>(7, 0.0), params, history);
+        const StageTrace& s = stage_of(t, Stage::Dry);
+        QCOMPARE(*s.dry_ids, (IdList{3}));
+        QCOMPARE(*s.dry_lengths, (std::vector<std::int64_t>{199993}));
+        QVERIFY(std::fabs(s.dry_penalties->front() / (0.8 * std::pow(1.75, 158)) - 1.0) < 1e-12);
     }
 
     // ---- dynamic temperature: boundaries ---------------------------------------

@@ -514,6 +514,163 @@ private slots:
         QCOMPARE(run.exit_code, 2);
         QVERIFY(run.err.contains("3 rows"));
     }
+
+    // --params sets every row's parameters: a parameter flag beside it was
+    // silently dropped; now each is refused, naming the flag and its value.
+    void paramsFileRefusesFlagsBesideIt() {
+        QTemporaryDir dir;
+        const QString draws = dir.filePath("draws.txt");
+        write_text(draws, "1\n2\n2\n");
+        const QString params = dir.filePath("params.json");
+        write_text(params, R"([{"top_k": 2}])");
+        const QStringList base{"verify", "--values", "1,2,3", "--samples", draws, "--params", params};
+        const std::vector<std::pair<QStringList, QString>> cases{
+            {{"--top-k", "5"}, "--top-k \"5\""},
+            {{"--temperature", "0.5"}, "--temperature \"0.5\""},
+            {{"--seed", "3"}, "--seed \"3\""},
+            {{"--logit-bias", "0:1"}, "--logit-bias \"0:1\""},
+            {{"--dry-sequence-breakers", "1"}, "--dry-sequence-breakers \"1\""},
+            {{"--mirostat-mu", "2"}, "--mirostat-mu \"2\""},
+            {{"--prompt-ids", "1"}, "--prompt-ids \"1\""},
+            {{"--output-ids", "1"}, "--output-ids \"1\""},
+            {{"--skip-draws", "1"}, "--skip-draws \"1\""},
+            {{"--row", "0"}, "--row \"0\""},
+            {{"--engine-defaults"}, "--engine-defaults"},
+        };
+        for (const auto& [flags, named] : cases) {
+            const Run run = cli(base + flags);
+            QVERIFY2(run.exit_code == 2, qPrintable(flags.join(' ')));
+            QCOMPARE(run.err.count('\n'), 1);
+            QVERIFY2(run.err.contains(named.toUtf8()) && run.err.contains("--params"), run.err.constData());
+            QVERIFY(run.out.isEmpty());
+        }
+        QCOMPARE(cli(base).exit_code, 0);
+    }
+
+    // --plan's count is exact up to 2^53 and refused past it (it was capped
+    // at 2^52 and printed as if it were the answer); a level alpha / (2 B)
+    // too small to compute with is refused (it printed 0); --tv without
+    // --plan and --samples with it are refused rather than ignored.
+    void planAndLevelLimits() {
+        QTemporaryDir dir;
+        const QString draws = dir.filePath("draws.txt");
+        write_text(draws, "0\n1\n2\n2\n");
+        const QStringList base{"verify", "--values", "1,2,3"};
+        Run run = cli(base + QStringList{"--plan", "--tv", "1e-10"});
+        QCOMPARE(run.exit_code, 2);
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.contains("tv 1e-10 needs more than 2^53 draws (about 6.4e+20)"), run.err.constData());
+        run = cli(base + QStringList{"--samples", draws, "--alpha", "5e-324"});
+        QCOMPARE(run.exit_code, 2);
+        QCOMPARE(run.err.trimmed(), QByteArray("samplescope-cli: alpha 5e-324 is too small: the per-test level alpha / 2 "
+                                               "must be at least 1e-300, got 0"));
+        run = cli(base + QStringList{"--samples", draws, "--alpha", "1e-299"});
+        QCOMPARE(run.exit_code, 0);
+        QCOMPARE(nlohmann::json::parse(run.out.toStdString())["rows"][0]["level"].get<double>(), 5e-300);
+        run = cli(base + QStringList{"--samples", draws, "--tv", "0.1"});
+        QCOMPARE(run.exit_code, 2);
+        QVERIFY(run.err.contains("--tv 0.1 is read only with --plan"));
+        run = cli(base + QStringList{"--samples", draws, "--plan", "--tv", "0.1"});
+        QCOMPARE(run.exit_code, 2);
+        QVERIFY(run.err.contains("--plan verifies no draws"));
+        // Down to that level the chi-square tail is right: for 2 degrees of
+        // freedom Q = exp(-x / 2), for 1 it is erfc(sqrt(x / 2)).
+        const double x2 = chi_square_critical(1e-300, 2.0);
+        QVERIFY2(std::fabs(x2 / (-2.0 * std::log(1e-300)) - 1.0) < 1e-8, qPrintable(QString::number(x2, 'g', 17)));
+        const double x1 = chi_square_critical(1e-300, 1.0);
+        QVERIFY(std::fabs(chi_square_upper(x1, 1.0) / std::erfc(std::sqrt(x1 / 2.0)) - 1.0) < 1e-8);
+        QVERIFY(std::fabs(chi_square_upper(x1, 1.0) / 1e-300 - 1.0) < 1e-6);
+        QVERIFY_THROWS_EXCEPTION(InputError, per_test_level(1e-299, 100));
+        QCOMPARE(per_test_level(1e-290, 100), 1e-290 / 200.0);
+    }
+
+    // The draws count in --max-memory before they are stored (a text file of
+    // 6,000,000 one-digit ids is 12 MB, and about 108 MB once read and
+    // verified, with 48 MiB for the process and one trace beside them), and
+    // the reader keeps 8 bytes a draw in vectors of exactly their size.
+    void memoryBudgetCoversTheDraws() {
+        QCOMPARE(samples_memory_estimate(10, 2, 100), std::uint64_t{10 * 16 + 2 * 64 + 100});
+        QTemporaryDir dir;
+        std::string text;
+        text.reserve(12'000'000);
+        for (int i = 0; i < 6'000'000; ++i) text += i % 3 == 0 ? "1\n" : "2\n";
+        const QString big = dir.filePath("big.txt");
+        write_text(big, text);
+        const QStringList base{"verify", "--values", "1,2,3", "--samples", big};
+        Run run = cli(base + QStringList{"--max-memory", "128M"});
+        QCOMPARE(run.exit_code, 2);
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.contains("reading the draws in") && run.err.contains("(6000000 ids, with the logits)") &&
+                     run.err.contains("more than the memory budget of 128 MiB (--max-memory)"),
+                 run.err.constData());
+        // Within the budget it is verified (a fail: these draws are not the row's q).
+        QCOMPARE(cli(base + QStringList{"--max-memory", "512M"}).exit_code, 1);
+        // The text itself counts before it is read.
+        try {
+            load_samples_file(big.toStdString(), 1 << 20);
+            QFAIL("read past the budget");
+        } catch (const InputError& error) {
+            QCOMPARE(QString::fromStdString(error.field()), QStringLiteral("max-memory"));
+            QVERIFY2(QString(error.what()).contains("12000000 bytes of text"), error.what());
+        }
+        // .npy: the header's shape is counted before the data is read.
+        const QString npy = dir.filePath("big.npy");
+        write_npy_ints(npy, std::vector<std::int64_t>(6'000'000, 1), "(6000000,)", 4);
+        run = cli({"verify", "--values", "1,2,3", "--samples", npy, "--max-memory", "128M"});
+        QCOMPARE(run.exit_code, 2);
+        QVERIFY2(run.err.contains("(6000000 ids, with the logits)"), run.err.constData());
+        // Lean: one vector per row, each exactly its draws.
+        const SampleRows rows = parse_samples_text("1,2,3\n4\n5 6\n", "rows.txt");
+        QCOMPARE(rows.rows.size(), std::size_t{3});
+        for (const auto& row : rows.rows) QCOMPARE(row.capacity(), row.size());
+        const SampleRows single = parse_samples_text("1\n2\n3\n", "one.txt");
+        QCOMPARE(single.rows[0].capacity(), std::size_t{3});
+        QVERIFY_THROWS_EXCEPTION(InputError, parse_samples_text("1\n2\n3\n", "one.txt", 64));
+    }
+
+    // With XTC each draw throws its own coin, so the draws follow the mixture
+    // (1 - p) q_without + p q_with, and the verdict must not depend on
+    // --seed (it followed the one coin the seed threw). q = (.4, .3, .2, .1),
+    // p 0.5, threshold 0.15: the coin removes ids 0 and 1.
+    void xtcVerdictIgnoresTheSeed() {
+        const std::vector<double> logits{std::log(0.4), std::log(0.3), std::log(0.2), std::log(0.1)};
+        const Values mixture{0.5 * 0.4, 0.5 * 0.3, 0.5 * 0.2 + 0.5 * (2.0 / 3.0), 0.5 * 0.1 + 0.5 * (1.0 / 3.0)};
+        const auto samples = draw(mixture, 20000, 77);
+        std::string text;
+        for (const auto id : samples) text += std::to_string(id) + "\n";
+        QTemporaryDir dir;
+        const QString file = dir.filePath("xtc.txt");
+        write_text(file, text);
+        QString values;
+        for (const double l : logits) values += (values.isEmpty() ? "" : ",") + QString::number(l, 'g', 17);
+        QByteArray first;
+        int fired = 0;
+        for (const char* seed : {"1", "2", "3", "4", "5", "6"}) {
+            const QStringList args{"verify", "--pipeline", "llamacpp", "--values", values, "--xtc-probability", "0.5",
+                                   "--xtc-threshold", "0.15", "--samples", file, "--seed", seed};
+            const Run run = cli(args);
+            QVERIFY2(run.exit_code == 0, run.err.constData());
+            const auto json = nlohmann::json::parse(run.out.toStdString());
+            QCOMPARE(json["rows"][0]["kept_count"].get<int>(), 4);
+            if (first.isEmpty()) first = run.out;
+            QCOMPARE(run.out, first);
+            // The seeds tried include coins that fire and coins that do not.
+            const QStringList trace{"trace", "--pipeline", "llamacpp", "--values", values, "--xtc-probability", "0.5",
+                                    "--xtc-threshold", "0.15", "--seed", seed};
+            fired += nlohmann::json::parse(cli(trace).out.toStdString())["xtc"]["fired"].get<bool>() ? 1 : 0;
+        }
+        QVERIFY2(fired > 0 && fired < 6, qPrintable(QString::number(fired)));
+        // Draws from one outcome alone fail: the mixture is what is tested.
+        const Run one_coin = cli({"verify", "--pipeline", "llamacpp", "--values", values, "--xtc-probability", "0.5",
+                                  "--xtc-threshold", "0.15", "--samples", [&] {
+                                      std::string t;
+                                      for (const auto id : draw({0.4, 0.3, 0.2, 0.1}, 20000, 78)) t += std::to_string(id) + "\n";
+                                      const QString path = dir.filePath("no_coin.txt");
+                                      write_text(path, t);
+                                      return path;
+                                  }()});
+        QCOMPARE(one_coin.exit_code, 1);
+    }
 };
 
 QTEST_GUILESS_MAIN(VerificationTest)

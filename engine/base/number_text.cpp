@@ -1,5 +1,6 @@
 #include "engine/base/number_text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <limits>
@@ -103,6 +104,56 @@ std::optional<IntegerText> parse_integer_text(std::string_view text) {
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out.magnitude, 10);
     if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
     if (out.magnitude == 0) out.negative = false;  // "-0" is 0
+    return out;
+}
+
+std::optional<IntegerText> parse_exact_integer(std::string_view text, bool* too_large) {
+    if (too_large) *too_large = false;
+    IntegerText out;
+    std::string_view body = text;
+    if (!body.empty() && (body.front() == '+' || body.front() == '-')) {
+        out.negative = body.front() == '-';
+        body.remove_prefix(1);
+    }
+    if (!is_decimal_body(body)) return std::nullopt;
+    // The significant digits (no point) and the power of ten they are scaled by.
+    std::string digits;
+    std::int64_t scale = 0;
+    std::size_t i = 0;
+    for (; i < body.size() && is_digit(body[i]); ++i) digits.push_back(body[i]);
+    if (i < body.size() && body[i] == '.') {
+        for (++i; i < body.size() && is_digit(body[i]); ++i) {
+            digits.push_back(body[i]);
+            --scale;
+        }
+    }
+    if (i < body.size()) {  // the exponent, saturated far beyond any digit count
+        ++i;
+        const bool minus = body[i] == '-';
+        if (body[i] == '+' || body[i] == '-') ++i;
+        std::int64_t exponent = 0;
+        for (; i < body.size(); ++i) exponent = std::min<std::int64_t>(exponent * 10 + (body[i] - '0'), 1'000'000'000);
+        scale += minus ? -exponent : exponent;
+    }
+    const auto first = digits.find_first_not_of('0');
+    if (first == std::string::npos) return IntegerText{};  // zero, whatever its sign or exponent
+    digits.erase(0, first);
+    // Trailing zeros moved into the scale; a negative scale left means a fraction.
+    while (digits.back() == '0') {
+        digits.pop_back();
+        ++scale;
+    }
+    if (scale < 0) return std::nullopt;
+    if (static_cast<std::int64_t>(digits.size()) + scale > 20) {
+        if (too_large) *too_large = true;
+        return std::nullopt;
+    }
+    digits.append(static_cast<std::size_t>(scale), '0');
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out.magnitude, 10);
+    if (ec != std::errc() || ptr != digits.data() + digits.size()) {
+        if (too_large) *too_large = true;
+        return std::nullopt;
+    }
     return out;
 }
 

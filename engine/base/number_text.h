@@ -30,6 +30,13 @@ struct IntegerText {
 };
 std::optional<IntegerText> parse_integer_text(std::string_view text);
 
+// The integer a decimal real denotes exactly: "12", "-3", "1e18", "2.0",
+// "1.5e1" (15); nullopt for a text that is not a decimal real, or one whose
+// value is not a whole number ("1.5", "1e-3", inf, nan). `too_large` is set
+// when the text is a whole number whose magnitude passes 2^64-1. Read from
+// the digits, never through a double, so 2^63-1 stays 2^63-1.
+std::optional<IntegerText> parse_exact_integer(std::string_view text, bool* too_large = nullptr);
+
 // The integer in [lo, hi] that `text` spells, else InputError(field) with
 // "NAME must be an integer in [lo, hi], got "TEXT"" (NAME is a flag, "--row",
 // or a key).

@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <stdexcept>
 
 #include "engine/core/gates.h"
 #include "engine/base/input_error.h"
@@ -102,26 +104,75 @@ void set_param(SamplingParams& params, Param param, double value) {
     }
 }
 
+namespace {
+
+std::optional<std::string> integer_param_error(Param param, std::int64_t value) {
+    const bool ok = param == Param::Mirostat          ? value >= 0 && value <= 2
+                    : param == Param::DryPenaltyLastN ? value >= -1
+                                                      : value >= 0;
+    if (ok) return std::nullopt;
+    const auto& info = param_info(param);
+    return std::string(info.key) + " must be " + std::string(info.valid_range) + ", got " + std::to_string(value);
+}
+
+}  // namespace
+
+std::int64_t integer_param(const SamplingParams& params, Param param) {
+    switch (param) {
+        case Param::TopK: return params.top_k;
+        case Param::MinKeep: return params.min_keep;
+        case Param::DryAllowedLength: return params.dry_allowed_length;
+        case Param::DryPenaltyLastN: return params.dry_penalty_last_n;
+        case Param::Mirostat: return params.mirostat;
+        default: break;
+    }
+    throw std::logic_error("integer_param: " + std::string(param_info(param).key) + " is not an integer parameter");
+}
+
+void set_integer_param(SamplingParams& params, Param param, std::int64_t value) {
+    if (auto error = integer_param_error(param, value)) throw InputError(std::string(param_info(param).key), *error);
+    switch (param) {
+        case Param::TopK: params.top_k = value; break;
+        case Param::MinKeep: params.min_keep = value; break;
+        case Param::DryAllowedLength: params.dry_allowed_length = value; break;
+        case Param::DryPenaltyLastN: params.dry_penalty_last_n = value; break;
+        case Param::Mirostat: params.mirostat = value; break;
+        default:
+            throw std::logic_error("set_integer_param: " + std::string(param_info(param).key) +
+                                   " is not an integer parameter");
+    }
+}
+
+void set_param_text(SamplingParams& params, Param param, std::string_view text) {
+    const auto& info = param_info(param);
+    const std::string key(info.key);
+    const auto value = parse_real(text);
+    if (!value) throw InputError(key, key + " must be a number, got \"" + std::string(text) + "\"");
+    if (real_overflows(text)) {
+        throw InputError(key, key + " must be a number, got \"" + std::string(text) + "\" (outside the range of a double)");
+    }
+    if (!info.integer) {
+        set_param(params, param, *value);
+        return;
+    }
+    bool too_large = false;
+    const auto whole = parse_exact_integer(text, &too_large);
+    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (!whole || whole->magnitude > kMax + (whole->negative ? 1 : 0)) {
+        throw InputError(key, key + " must be " + std::string(info.valid_range) + ", got " + std::string(text) +
+                                  (too_large || whole ? " (beyond the 64-bit range)" : ""));
+    }
+    const std::int64_t exact = whole->negative ? static_cast<std::int64_t>(0 - whole->magnitude)
+                                               : static_cast<std::int64_t>(whole->magnitude);
+    set_integer_param(params, param, exact);
+}
+
 void validate(const SamplingParams& params) {
     for (const auto& info : kParams) {
         if (info.integer) {
             // An integer field: checked without a lossy trip through double.
-            std::int64_t value = 0;
-            switch (info.param) {
-                case Param::TopK: value = params.top_k; break;
-                case Param::MinKeep: value = params.min_keep; break;
-                case Param::DryAllowedLength: value = params.dry_allowed_length; break;
-                case Param::DryPenaltyLastN: value = params.dry_penalty_last_n; break;
-                case Param::Mirostat: value = params.mirostat; break;
-                default: break;
-            }
-            const bool ok = info.param == Param::Mirostat          ? value >= 0 && value <= 2
-                            : info.param == Param::DryPenaltyLastN ? value >= -1
-                                                                   : value >= 0;
-            if (!ok) {
-                throw InputError(std::string(info.key), std::string(info.key) + " must be " +
-                                                            std::string(info.valid_range) + ", got " +
-                                                            std::to_string(value));
+            if (auto error = integer_param_error(info.param, integer_param(params, info.param))) {
+                throw InputError(std::string(info.key), *error);
             }
             continue;
         }

@@ -168,6 +168,18 @@ double param_value(const SamplingParams& params, Param param);
 // Sets the value after validating it; throws InputError (and leaves params unchanged) when invalid.
 void set_param(SamplingParams& params, Param param, double value);
 
+// An integer parameter (ParamInfo::integer) exactly as stored; param_value's
+// double rounds past 2^53.
+std::int64_t integer_param(const SamplingParams& params, Param param);
+// Sets an integer parameter exactly; throws InputError naming the value when
+// it is outside the parameter's range.
+void set_integer_param(SamplingParams& params, Param param, std::int64_t value);
+// Sets a parameter from text as typed (a flag, a keyword): an integer
+// parameter is read exactly from its digits (parse_exact_integer, so 2^63-1
+// and 1e18 are kept whole), a real one by parse_real; throws InputError
+// quoting the text when it is not a valid value.
+void set_param_text(SamplingParams& params, Param param, std::string_view text);
+
 // The contract's one-line message when the value is not valid, else nothing.
 std::optional<std::string> param_error(Param param, double value);
 

@@ -1,5 +1,6 @@
 #include "engine/json/params_json.h"
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -75,7 +76,28 @@ RowRequest row_request_from_json(const nlohmann::json& object, const std::string
         } else if (const auto param = param_from_key(key)) {
             if (!value.is_number()) throw InputError(key, where + ": " + key + " must be a number, got " + value.dump());
             try {
-                set_param(row.params, *param, value.get<double>());
+                if (!param_info(*param).integer) {
+                    set_param(row.params, *param, value.get<double>());
+                } else if (value.is_number_integer()) {
+                    // Read exactly: a JSON integer never passes through a double.
+                    if (value.is_number_unsigned() &&
+                        value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+                        throw InputError(key, key + " must be " + std::string(param_info(*param).valid_range) +
+                                                  ", got " + value.dump() + " (beyond the 64-bit range)");
+                    }
+                    set_integer_param(row.params, *param, value.get<std::int64_t>());
+                } else {
+                    // A JSON real is a double: whole and within 2^53 it is exact, else refused as written.
+                    const double real = value.get<double>();
+                    if (!(std::floor(real) == real && std::fabs(real) <= 9007199254740992.0)) {
+                        throw InputError(key, key + " must be " + std::string(param_info(*param).valid_range) +
+                                                  ", got " + value.dump() +
+                                                  (std::floor(real) == real ? " (write an integer past 2^53 without "
+                                                                              "a fraction or exponent)"
+                                                                            : ""));
+                    }
+                    set_integer_param(row.params, *param, static_cast<std::int64_t>(real));
+                }
             } catch (const InputError& error) {
                 throw InputError(key, where + ": " + error.what());
             }
@@ -136,7 +158,7 @@ nlohmann::ordered_json params_to_json(const SamplingParams& params) {
     nlohmann::ordered_json out;
     for (const auto& info : kParams) {
         if (info.integer) {
-            out[std::string(info.key)] = static_cast<std::int64_t>(param_value(params, info.param));
+            out[std::string(info.key)] = integer_param(params, info.param);
         } else {
             out[std::string(info.key)] = param_value(params, info.param);
         }

@@ -28,7 +28,7 @@ nlohmann::ordered_json verification_to_json(const SamplerVerification& verificat
         j["row"] = verification.row[r];
         j["verdict"] = row.pass ? "pass" : "fail";
         j["samples"] = row.samples;
-        j["kept_count"] = verification.exact[r].trace.final_kept().size();
+        j["kept_count"] = verified_ids(verification.exact[r]).size();
         j["support_violations"] = row.outside_count;
         auto outside = nlohmann::ordered_json::array();
         for (const IdCount& c : row.support_violations) outside.push_back({{"id", c.id}, {"count", c.count}});
@@ -70,9 +70,9 @@ nlohmann::ordered_json verify_plan_to_json(const std::vector<PipelineTrace>& exa
     std::uint64_t most = 0;
     auto list = nlohmann::ordered_json::array();
     for (std::size_t r = 0; r < exact.size(); ++r) {
-        const std::uint64_t n = samples_needed(exact[r].trace.final_probs(), tv, level);
+        const std::uint64_t n = samples_needed(verified_probs(exact[r]), tv, level);
         most = std::max(most, n);
-        list.push_back({{"row", rows[r]}, {"kept_count", exact[r].trace.final_kept().size()}, {"samples_needed", n}});
+        list.push_back({{"row", rows[r]}, {"kept_count", verified_ids(exact[r]).size()}, {"samples_needed", n}});
     }
     out["samples_needed"] = most;
     out["rows"] = std::move(list);

@@ -207,12 +207,32 @@ std::optional<EngineF32> engine_f32(const Pipeline& pipeline, const PipelineInpu
     for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = in_arithmetic(Arithmetic::F32, input.logits[i]);
     PipelineInput rounded = input;
     rounded.logits = logits;
+    // A value valid in f64 that float32 cannot hold (beyond FLT_MAX, or below
+    // its smallest subnormal) is said as such, quoting the value given, rather
+    // than only as the refusal of the inf or 0 it becomes.
+    EngineF32 f32;
+    std::string lost_key;
+    std::string lost;
     for (const auto& info : kParams) {
-        if (!info.integer) {
-            set_param(rounded.params, info.param, in_arithmetic(Arithmetic::F32, param_value(input.params, info.param)));
+        if (info.integer) continue;
+        const double given = param_value(input.params, info.param);
+        const double held = in_arithmetic(Arithmetic::F32, given);
+        const bool out_of_range = given != 0.0 && std::isfinite(given) && (std::isinf(held) || held == 0.0);
+        if (out_of_range && lost.empty()) {
+            lost_key = std::string(info.key);
+            lost = lost_key + " = " + format_number(given) + " becomes " + format_number(held) + " in float32 (" +
+                   (std::isinf(held) ? "beyond its largest value, 3.4028235e+38"
+                                     : "below its smallest positive value, 1.4e-45") +
+                   ")";
+        }
+        try {
+            set_param(rounded.params, info.param, held);
+        } catch (const InputError& e) {
+            f32.error = out_of_range ? lost + ", which it refuses: " + e.what() : e.what();
+            f32.note = "in float32 the engine would fail here: " + f32.error;
+            return f32;
         }
     }
-    EngineF32 f32;
     IdList model_ids;
     Values model_q;
     nonzero(model.trace.final_kept(), model.trace.final_probs(), model_ids, model_q);
@@ -227,7 +247,7 @@ std::optional<EngineF32> engine_f32(const Pipeline& pipeline, const PipelineInpu
         nonzero(f32.kept, f32.probs, f32_ids, f32_q);
         f32.tie_at_boundary = runner.any_tie();
     } catch (const InputError& e) {
-        f32.error = e.what();
+        f32.error = !lost.empty() && e.field() == lost_key ? lost + ", which it refuses: " + e.what() : e.what();
         f32.note = "in float32 the engine would fail here: " + f32.error;
         return f32;
     }
@@ -253,6 +273,7 @@ std::optional<EngineF32> engine_f32(const Pipeline& pipeline, const PipelineInpu
     } else {
         return std::nullopt;
     }
+    if (!lost.empty()) f32.note += " (" + lost + ")";
     return f32;
 }
 

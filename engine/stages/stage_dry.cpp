@@ -16,14 +16,16 @@
 //    (a single-token sequence) is never penalised.
 //
 // llama.cpp clamps the exponent so base^exponent stays below float's maximum;
-// the same clamp is kept here. Its linear-time Z-algorithm is replaced by the
-// direct comparison (quadratic in N at worst, fine for a reference's window),
-// which gives the same capped lengths.
+// the same clamp is kept here. Both scans are linear in N, as llama.cpp's step
+// 2 is (a Z-algorithm over the reversed history there): step 1 runs one
+// Knuth-Morris-Pratt matcher per breaker over the reversed window, step 2 the
+// Z-algorithm, so a 200,000-id history costs milliseconds (docs/samplers.md).
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "engine/stages/row_state.h"
 #include "engine/stages/stage_unit.h"
@@ -39,8 +41,9 @@ struct DryPenalty {
     std::size_t repeat_limit = 0;
 };
 
-// The window, oldest first.
-std::vector<std::int64_t> window(const RowState& row) {
+// The window reversed: element i is the i-th token from the end (0 = the
+// newest), llama.cpp's rat(i).
+std::vector<std::int64_t> reversed_window(const RowState& row) {
     const auto& prompt = row.input.prompt_ids;
     const auto& output = row.input.output_ids;
     const std::size_t total = prompt.size() + output.size();
@@ -49,48 +52,92 @@ std::vector<std::int64_t> window(const RowState& row) {
                               : std::min(total, static_cast<std::size_t>(row.params.dry_penalty_last_n));
     std::vector<std::int64_t> tokens;
     tokens.reserve(n);
-    for (std::size_t i = total - n; i < total; ++i) {
-        tokens.push_back(i < prompt.size() ? prompt[i] : output[i - prompt.size()]);
+    for (std::size_t i = total; i > total - n; --i) {
+        tokens.push_back(i - 1 < prompt.size() ? prompt[i - 1] : output[i - 1 - prompt.size()]);
     }
     return tokens;
 }
 
+// Step 1. A breaker b (head b[0], tail b[1..t]) matches at i when at(i) =
+// b[0], at(i - 1) = b[1], ..., at(i - t) = b[t]: reading the reversed window
+// forwards, b reversed ends at index i. One KMP matcher per breaker advances
+// over the reversed window in step; the first index where any completes, with
+// the longest tail completing there, gives the limit i - t. O(N x breakers).
+std::size_t repeat_limit(const std::vector<std::int64_t>& at, const std::vector<std::vector<std::int64_t>>& breakers) {
+    struct Matcher {
+        std::vector<std::int64_t> pattern;  // the breaker reversed
+        std::vector<std::size_t> border;    // KMP: the longest proper border of each prefix
+        std::size_t matched = 0;
+    };
+    std::vector<Matcher> matchers;
+    matchers.reserve(breakers.size());
+    for (const auto& breaker : breakers) {
+        Matcher m;
+        m.pattern.assign(breaker.rbegin(), breaker.rend());
+        m.border.assign(m.pattern.size(), 0);
+        for (std::size_t i = 1, k = 0; i < m.pattern.size(); ++i) {
+            while (k > 0 && m.pattern[i] != m.pattern[k]) k = m.border[k - 1];
+            if (m.pattern[i] == m.pattern[k]) ++k;
+            m.border[i] = k;
+        }
+        matchers.push_back(std::move(m));
+    }
+    for (std::size_t i = 0; i < at.size(); ++i) {
+        std::optional<std::size_t> longest;
+        for (Matcher& m : matchers) {
+            // No matcher is ever full here: the scan ends at the first full match.
+            while (m.matched > 0 && m.pattern[m.matched] != at[i]) m.matched = m.border[m.matched - 1];
+            if (m.pattern[m.matched] == at[i]) ++m.matched;
+            if (m.matched == m.pattern.size()) {
+                const std::size_t tail = m.pattern.size() - 1;
+                if (!longest || tail > *longest) longest = tail;
+            }
+        }
+        if (longest) return i - *longest;
+    }
+    return at.size();
+}
+
+// Step 2. z[k] = the length of the longest common prefix of the reversed
+// window and its suffix from k: the repeat ending k tokens back. The
+// Z-algorithm (a standard linear-time string algorithm) reuses the rightmost
+// box [left, right) already matched, so every token is compared O(1) times.
+std::vector<std::size_t> z_lengths(const std::vector<std::int64_t>& at) {
+    const std::size_t n = at.size();
+    std::vector<std::size_t> z(n, 0);
+    if (n > 0) z[0] = n;
+    std::size_t left = 0;
+    std::size_t right = 0;
+    for (std::size_t k = 1; k < n; ++k) {
+        std::size_t length = k < right ? std::min(right - k, z[k - left]) : 0;
+        while (k + length < n && at[length] == at[k + length]) ++length;
+        if (k + length > right) {
+            left = k;
+            right = k + length;
+        }
+        z[k] = length;
+    }
+    return z;
+}
+
 std::optional<DryPenalty> decide(const RowState& row) {
     const SamplingParams& p = row.params;
-    const std::vector<std::int64_t> tokens = window(row);
-    const std::size_t n = tokens.size();
+    const std::vector<std::int64_t> at = reversed_window(row);
+    const std::size_t n = at.size();
     const auto allowed = static_cast<std::size_t>(p.dry_allowed_length);
     if (n <= allowed) return std::nullopt;
-    // at(i): the i-th token from the end (0 = the newest), llama.cpp's rat(i).
-    const auto at = [&tokens, n](std::size_t i) { return tokens[n - 1 - i]; };
 
-    std::size_t limit = n;
-    for (std::size_t i = 0; i < n; ++i) {
-        std::optional<std::size_t> longest;
-        for (const auto& breaker : p.dry_sequence_breakers) {
-            if (breaker.front() != at(i)) continue;
-            const std::size_t tail = breaker.size() - 1;
-            if (tail > i || (longest && tail <= *longest)) continue;
-            bool match = true;
-            for (std::size_t k = 0; k < tail && match; ++k) match = breaker[k + 1] == at(i - k - 1);
-            if (match) longest = tail;
-        }
-        if (longest) {
-            limit = i - *longest;
-            break;
-        }
-    }
+    const std::size_t limit = repeat_limit(at, p.dry_sequence_breakers);
     if (limit < allowed) return std::nullopt;
 
     // The longest repeat each token would extend.
+    const std::vector<std::size_t> z = z_lengths(at);
     std::map<std::int64_t, std::size_t> longest_for;
     for (std::size_t k = 1; k < n; ++k) {
-        std::size_t length = 0;
-        while (length + k < n && at(length) == at(length + k)) ++length;
-        length = std::min(length, limit);
+        const std::size_t length = std::min(z[k], limit);
         if (length < allowed) continue;
         // The suffix ending k tokens back repeats the end: the token after it extends the repeat.
-        const std::int64_t next = at(k - 1);
+        const std::int64_t next = at[k - 1];
         auto [it, inserted] = longest_for.emplace(next, length);
         if (!inserted) it->second = std::max(it->second, length);
     }

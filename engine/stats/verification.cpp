@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -217,10 +218,20 @@ std::uint64_t samples_needed(const Values& q, double tv, double level, double po
     }
     std::uint64_t lo = 0;
     std::uint64_t hi = 1;
-    constexpr std::uint64_t kCeiling = 1ull << 52;
+    // Past 2^53 a count is no longer exact in the double the statistics use
+    // (and far past the 2 GiB of draws `verify` reads): refused, with the
+    // formula's figure at the pooling there, rather than capped.
+    constexpr std::uint64_t kCeiling = 1ull << 53;
     while (detectable_tv(q, hi, level, power) > tv) {
         lo = hi;
-        if (hi >= kCeiling) return kCeiling;
+        if (hi >= kCeiling) {
+            const double ceiling = static_cast<double>(kCeiling);
+            const double lambda = noncentrality_for_power(level, static_cast<double>(bin_masses(q, ceiling).size() - 1), power);
+            char figure[32];
+            std::snprintf(figure, sizeof figure, "%.2g", lambda / (4.0 * tv * tv));
+            throw InputError("tv", "tv " + format_number(tv) + " needs more than 2^53 draws (about " + figure +
+                                       "), more than can be counted exactly; give a larger --tv");
+        }
         hi *= 2;
     }
     while (hi - lo > 1) {
@@ -235,7 +246,17 @@ std::uint64_t samples_needed(const Values& q, double tv, double level, double po
 }
 
 double per_test_level(double alpha, std::size_t rows) {
-    return alpha / (2.0 * static_cast<double>(std::max<std::size_t>(rows, 1)));
+    const auto tests = 2.0 * static_cast<double>(std::max<std::size_t>(rows, 1));
+    const double level = alpha / tests;
+    // Below this the chi-square tail (and the critical values from it) leave
+    // the range where the incomplete gamma is accurate, and alpha / (2 B)
+    // itself goes subnormal, then 0.
+    if (!(level >= kMinTestLevel)) {
+        throw InputError("alpha", "alpha " + format_number(alpha) + " is too small: the per-test level alpha / " +
+                                      format_number(tests) + " must be at least " + format_number(kMinTestLevel) +
+                                      ", got " + format_number(level));
+    }
+    return level;
 }
 
 VerifyResult verify_rows(std::span<const VerifyRowInput> rows, double alpha, const VerifyProgress& progress,
@@ -346,6 +367,12 @@ std::vector<PipelineTrace> exact_distributions(const Pipeline& pipeline, std::sp
     return out;
 }
 
+const IdList& verified_ids(const PipelineTrace& exact) { return exact.xtc ? exact.xtc->ids : exact.trace.final_kept(); }
+
+const Values& verified_probs(const PipelineTrace& exact) {
+    return exact.xtc ? exact.xtc->probs : exact.trace.final_probs();
+}
+
 SamplerVerification verify_sampler(const Pipeline& pipeline, std::span<const SamplerRow> rows, double alpha,
                                    const VerifyProgress& progress, const std::atomic<bool>* cancel) {
     if (!(alpha > 0.0 && alpha < 1.0)) {
@@ -355,7 +382,7 @@ SamplerVerification verify_sampler(const Pipeline& pipeline, std::span<const Sam
     out.exact = exact_distributions(pipeline, rows);
     std::vector<VerifyRowInput> inputs;
     for (std::size_t r = 0; r < rows.size(); ++r) {
-        inputs.push_back({&out.exact[r].trace.final_kept(), &out.exact[r].trace.final_probs(), rows[r].samples});
+        inputs.push_back({&verified_ids(out.exact[r]), &verified_probs(out.exact[r]), rows[r].samples});
         out.row.push_back(rows[r].row);
     }
     out.result = verify_rows(inputs, alpha, progress, cancel);

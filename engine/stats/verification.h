@@ -144,11 +144,16 @@ double noncentrality_for_power(double level, double dof, double power = kVerifyP
 double detectable_tv(const Values& q, std::uint64_t draws, double level, double power = kVerifyPower);
 
 // The fewest draws whose detectable_tv is at most `tv`. Throws InputError for
-// tv outside (0, 1].
+// tv outside (0, 1], and when more than 2^53 draws are needed.
 std::uint64_t samples_needed(const Values& q, double tv, double level, double power = kVerifyPower);
 
+// The smallest per-test level: below it the chi-square tail leaves the
+// range where it is computed accurately (and alpha / (2 B) turns subnormal).
+inline constexpr double kMinTestLevel = 1e-300;
+
 // The per-test level verify_rows computes power at: alpha / (2 x rows), the
-// strictest step of Holm's correction over a batch's 2 x rows tests.
+// strictest step of Holm's correction over a batch's 2 x rows tests. Throws
+// InputError("alpha") when it is below kMinTestLevel.
 double per_test_level(double alpha, std::size_t rows);
 
 // A sampler's draws for rows of logits, verified against a pipeline's exact
@@ -165,6 +170,13 @@ struct SamplerVerification {
     std::vector<PipelineTrace> exact;  // per row: the pipeline's kept set and q
     std::vector<std::size_t> row;      // per row: its index in the logits file
 };
+
+// The distribution a sampler's draws of one row follow: the pipeline's final
+// kept set and q, or, where an XTC step's coin could change them, the mixture
+// (1 - p) q_without + p q_with (PipelineTrace::xtc), since each draw throws
+// its own coin. Neither depends on the seed.
+const IdList& verified_ids(const PipelineTrace& exact);
+const Values& verified_probs(const PipelineTrace& exact);
 
 // Throws InputError for a bad row, parameter or alpha, or a row without draws.
 SamplerVerification verify_sampler(const Pipeline& pipeline, std::span<const SamplerRow> rows,

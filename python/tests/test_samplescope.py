@@ -167,6 +167,85 @@ def test_verify_equals_the_cli():
         raise AssertionError("alpha 0 passed")
 
 
+def refused(call, field_text):
+    """Raises samplescope.InputError (a ValueError) whose one line holds field_text."""
+    try:
+        call()
+    except samplescope.InputError as error:
+        message = str(error)
+        assert "\n" not in message, message
+        assert field_text in message, (field_text, message)
+        return message
+    except Exception as error:  # any other type is the bug this guards against
+        raise AssertionError("%s raised %s: %s, not InputError" % (field_text, type(error).__name__, error))
+    raise AssertionError("nothing refused for %s" % field_text)
+
+
+def test_bad_arrays_are_refused():
+    logits = np.array([1.0, 2.0, 3.0])
+    draws = np.array([2, 2, 1])
+    # An empty [0, V] batch crashed the interpreter; an empty params list too.
+    refused(lambda: samplescope.verify(np.zeros((0, 5)), draws), "logits of shape [0, 5] holds no logits")
+    refused(lambda: samplescope.verify(np.zeros((0, 5)), draws, params_list=[]), "holds no logits")
+    refused(lambda: samplescope.verify(logits, draws, params_list=[]), "params_list: has 0 rows")
+    refused(lambda: samplescope.batch(np.zeros((0, 5))), "holds no logits")
+    refused(lambda: samplescope.verify(logits, np.zeros((1, 0), dtype=np.int64)), "holds no draws")
+    # Draws must be integer ids: floats, NaN and bools were truncated, uint64 wrapped.
+    refused(lambda: samplescope.verify(logits, np.array([2.7, 1.2])), "samples must be integer token ids, got dtype float64")
+    refused(lambda: samplescope.verify(logits, np.array([np.nan, 1.0])), "dtype float64")
+    refused(lambda: samplescope.verify(logits, np.array([True, False])), "dtype bool")
+    refused(lambda: samplescope.verify(logits, [1.5, 2.0]), "dtype float64")
+    refused(lambda: samplescope.verify(logits, np.array([2**63, 1], dtype=np.uint64)),
+            "draw 0 is 9223372036854775808, past the largest token id an int64 holds")
+    assert samplescope.verify(logits, np.array([2, 2, 1], dtype=np.uint8))["rows"][0]["samples"] == 3
+    # Logits must be real numbers: complex and strings were read as numbers.
+    refused(lambda: samplescope.trace(np.array([1 + 2j, 3 + 0j])), "logits must hold real numbers, got dtype complex128")
+    refused(lambda: samplescope.trace(np.array(["1", "2"])), "logits must hold real numbers, got dtype <U1")
+    refused(lambda: samplescope.trace(np.array([True, False])), "dtype bool")
+    refused(lambda: samplescope.trace([[1.0, 2.0]]), "logits must be [V], got 2 dimensions")
+
+
+def test_bad_keyword_types_are_refused():
+    logits = np.array([1.0, 2.0, 3.0])
+    draws = np.array([2, 2, 1])
+    # A string is not a list of ids: '12' read as [1, 2].
+    refused(lambda: samplescope.trace(logits, prompt_ids="12", repetition_penalty=1.5),
+            "prompt_ids must be a list of integer ids, got '12'")
+    refused(lambda: samplescope.trace(logits, output_ids=[1.5]), "output_ids must be an integer, got 1.5")
+    refused(lambda: samplescope.trace(logits, output_ids=[True]), "output_ids must be an integer, got True")
+    refused(lambda: samplescope.trace(logits, output_ids=np.array([1.0])), "output_ids must be a 1-D integer array")
+    assert samplescope.trace(logits, output_ids=np.array([1, 2]), seed=1)["token"] in (0, 1, 2)
+    # Types that raised RuntimeError or TypeError before.
+    refused(lambda: samplescope.trace(logits, steps="2"), "steps must be an integer, got '2'")
+    refused(lambda: samplescope.trace(logits, steps=True), "steps must be an integer, got True")
+    refused(lambda: samplescope.trace(logits, steps=0), "steps must be an integer in [1, 100000]")
+    refused(lambda: samplescope.trace(logits, full="yes"), "full must be True or False, got 'yes'")
+    refused(lambda: samplescope.trace(logits, top_k=True), "top_k must be a number, got True")
+    refused(lambda: samplescope.trace(logits, top_k="5"), "top_k must be a number, got '5'")
+    refused(lambda: samplescope.trace(logits, temperature=[1.0]), "temperature must be a number, got [1.0]")
+    refused(lambda: samplescope.trace(logits, pipeline=5), "pipeline must be a string, got 5")
+    refused(lambda: samplescope.trace(logits, logit_bias=5), "logit_bias must be a string, got 5")
+    refused(lambda: samplescope.trace(logits, seed=1.5), "seed must be an integer, got 1.5")
+    refused(lambda: samplescope.verify(logits, draws, alpha="0.1"), "alpha must be a number, got '0.1'")
+    refused(lambda: samplescope.verify(logits, draws, row=-1), "row must be an integer in [0, ")
+    refused(lambda: samplescope.verify(logits, draws, row=0.0), "row must be an integer, got 0.0")
+    refused(lambda: samplescope.batch(logits[None, :], draws="3"), "draws must be an integer, got '3'")
+    refused(lambda: samplescope.batch(logits[None, :], mode=1), "mode must be a string, got 1")
+    refused(lambda: samplescope.batch(logits[None, :], backend=None), "backend must be a string, got None")
+    # params_list: JSON-shaped or refused, never a raw JSON or TypeError.
+    refused(lambda: samplescope.verify(logits, draws, params_list={"top_k": 2}), "params_list must be a list")
+    refused(lambda: samplescope.verify(logits, draws, params_list=[{"top_p": float("nan")}]),
+            "params_list holds a value JSON cannot hold")
+    refused(lambda: samplescope.verify(logits, draws, params_list=[{"top_k": object()}]), "has no JSON form")
+    refused(lambda: samplescope.verify(logits, draws, params_list=[{"top_k": 10**400}]), "outside the range of a double")
+    refused(lambda: samplescope.verify(logits, draws, params_list=[5]), "expected an object of parameters")
+    # numpy scalars are the numbers they hold; integers stay exact.
+    out = samplescope.verify(logits, draws, params_list=[{"top_k": np.int64(2), "temperature": np.float32(0.5)}])
+    assert out["rows"][0]["kept_count"] == 2
+    assert samplescope.trace(logits, top_k=np.int32(2), seed=1)["params"]["top_k"] == 2
+    assert samplescope.trace(logits, min_keep=2**63 - 1, pipeline="llamacpp", seed=1)["params"]["min_keep"] == 2**63 - 1
+
+
 if __name__ == "__main__":
     tests = [(name, f) for name, f in sorted(globals().items()) if name.startswith("test_") and callable(f)]
     for name, test in tests:

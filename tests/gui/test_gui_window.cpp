@@ -3,6 +3,8 @@
 // against the engine's own trace of the same input.
 #include <QtTest>
 
+#include <algorithm>
+
 #include "tests/support/typing.h"
 
 #include <QFile>
@@ -389,6 +391,55 @@ private slots:
         QCOMPARE(QString::fromUtf8(select.readAllStandardError()).trimmed(),
                  QStringLiteral("samplescope: --select must be an integer in [0, 2147483647], got \"4294967297\""));
         QVERIFY(!QFile::exists(png));
+    }
+
+    // The window's own flags are checked like the CLI's: an empty
+    // --screenshot (it opened the window and waited), flags an example would
+    // have ignored, a --select past V, and a file that cannot be written
+    // (libpng printed a line of its own). Exit 2, one line of ours, no PNG.
+    void guiFlagsAreCheckedBeforeAnythingRuns() {
+        const auto run = [](const QStringList& args) {
+            QProcess app;
+            app.start(QStringLiteral(SAMPLESCOPE_APP), args);
+            const bool finished = app.waitForFinished(30000);
+            if (!finished) {
+                app.kill();
+                app.waitForFinished();
+            }
+            // Qt may say something of its own first (offscreen platform notes).
+            QStringList lines = QString::fromUtf8(app.readAllStandardError()).split('\n', Qt::SkipEmptyParts);
+            lines.erase(std::remove_if(lines.begin(), lines.end(),
+                                       [](const QString& l) { return !l.startsWith(QStringLiteral("samplescope: ")) &&
+                                                                     !l.contains(QStringLiteral("libpng")); }),
+                        lines.end());
+            return std::make_pair(finished ? app.exitCode() : -1, lines);
+        };
+        const QString png = dir_.filePath(QStringLiteral("flags.png"));
+        const std::vector<std::pair<QStringList, QString>> cases{
+            {{"--screenshot", ""}, "--screenshot: the value is empty"},
+            {{"--screenshot", png, "--sampler-example", "dry", "--max-memory", "lots"}, "max-memory"},
+            {{"--screenshot", png, "--sampler-example", "dry", "--logit-bias", "0:1"}, "--sampler-example brings its own"},
+            {{"--screenshot", png, "--pipeline-example", "B", "--dry-sequence-breakers", "1"},
+             "--pipeline-example brings its own"},
+            {{"--screenshot", png, "--max-memory", "lots"}, "max-memory"},
+            {{"--screenshot", png, "--values", "1,2", "--row", "1"}, "--row, --tensor and --u2-as-bf16 read a logits file"},
+            {{"--screenshot", png, "--values", "1,2,3,4,5", "--select", "99"}, "--select 99 is outside [0, 5) for V = 5"},
+            {{"--screenshot", png, "--pipeline-example", "B", "--select", "99999"}, "--select 99999 is outside [0, "},
+        };
+        for (const auto& [args, expected] : cases) {
+            const auto [code, lines] = run(args);
+            QVERIFY2(code == 2, qPrintable(args.join(' ') + " -> " + QString::number(code)));
+            QVERIFY2(lines.size() == 1 && lines.front().contains(expected), qPrintable(args.join(' ') + ": " + lines.join(" | ")));
+            QVERIFY(!QFile::exists(png));
+        }
+        // /dev/full opens but takes no bytes: our one line, none of libpng's.
+        const auto [code, lines] = run({"--screenshot", "/dev/full", "--values", "1,2"});
+        QCOMPARE(code, 2);
+        QCOMPARE(lines.size(), qsizetype{1});
+        QVERIFY2(lines.front().startsWith(QStringLiteral("samplescope: /dev/full: cannot write (")), qPrintable(lines.front()));
+        // Valid neighbours still run.
+        QCOMPARE(run({"--screenshot", png, "--values", "1,2,3,4,5", "--select", "4"}).first, 0);
+        QVERIFY(QFile::exists(png));
     }
 };
 

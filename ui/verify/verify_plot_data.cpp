@@ -7,8 +7,8 @@
 namespace samplescope {
 
 VerifyPlotData verifyPlotData(const PipelineTrace& exact, const std::vector<std::int64_t>& samples) {
-    const IdList& kept = exact.trace.final_kept();
-    const Values& q = exact.trace.final_probs();
+    const IdList& kept = verified_ids(exact);
+    const Values& q = verified_probs(exact);
     const std::vector<IdCount> counts = count_samples(samples);
     std::map<std::int64_t, std::uint64_t> count_of;
     for (const IdCount& c : counts) count_of[c.id] = c.count;

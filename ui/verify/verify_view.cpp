@@ -384,7 +384,7 @@ void VerifyView::showRow(int row) {
                           .arg(ui::groupedNumber(verification_->row[r]))
                           .arg(pass ? tr("pass") : tr("fail"))
                           .arg(ui::countText(v.samples, tr("draw"), tr("draws")),
-                               ui::countText(verification_->exact[r].trace.final_kept().size(), tr("kept id"),
+                               ui::countText(verified_ids(verification_->exact[r]).size(), tr("kept id"),
                                              tr("kept ids")));
     if (!v.support_violations.empty()) {
         QStringList ids;

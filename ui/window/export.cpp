@@ -1,5 +1,6 @@
 #include "ui/window/export.h"
 
+#include <QBuffer>
 #include <QFile>
 #include <QPixmap>
 #include <QTextStream>
@@ -24,18 +25,30 @@ QString csvField(const QString& text) {
     return QLatin1Char('"') + quoted + QLatin1Char('"');
 }
 
+// Encoded in memory first, then written: a file that cannot be written is
+// reported once, in our words, and libpng never sees it (it would print a
+// line of its own on stderr).
+void writePng(const QPixmap& image, const QString& path) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG")) cannotWrite(path, QStringLiteral("the image could not be encoded"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) cannotWrite(path, file.errorString());
+    if (file.write(bytes) != bytes.size() || !file.flush()) cannotWrite(path, file.errorString());
+}
+
 }  // namespace
 
 void exportPlot(QCustomPlot& plot, const QString& path) {
-    const bool ok = path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)
-                        ? plot.savePdf(path, plot.width(), plot.height())
-                        : plot.savePng(path, plot.width(), plot.height(), 2.0);
-    if (!ok) cannotWrite(path, QStringLiteral("the plot could not be saved there"));
+    if (path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
+        if (!plot.savePdf(path, plot.width(), plot.height())) cannotWrite(path, QStringLiteral("the plot could not be saved there"));
+        return;
+    }
+    writePng(plot.toPixmap(plot.width(), plot.height(), 2.0), path);
 }
 
-void exportWidgetPng(QWidget& widget, const QString& path) {
-    if (!widget.grab().save(path, "PNG")) cannotWrite(path, QStringLiteral("the image could not be saved there"));
-}
+void exportWidgetPng(QWidget& widget, const QString& path) { writePng(widget.grab(), path); }
 
 std::string traceJsonText(const SampleTrace& trace) { return trace_to_json(trace).dump(2) + "\n"; }
 
