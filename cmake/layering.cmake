@@ -14,7 +14,8 @@ set(SAMPLESCOPE_LAYERS
   "engine/stages=engine/base engine/core"
   "engine/pipelines=engine/base engine/core engine/stages"
   "engine/stats=engine/base engine/core engine/stages engine/pipelines"
-  "engine/json=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats"
+  "engine/responses=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats"
+  "engine/json=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/responses"
   "kernels=engine/base engine/core"
   "kernels/tools=engine/base engine/core engine/stages engine/pipelines engine/stats engine/json kernels"
   "kernels/check=engine/base engine/core engine/stages engine/pipelines engine/stats engine/json kernels kernels/tools"
@@ -26,7 +27,8 @@ set(SAMPLESCOPE_LAYERS
   "ui/compare=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json kernels kernels/tools ui/common"
   "python=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json kernels app app/cli"
   "ui/verify=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json ui/common"
-  "ui/window=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare ui/verify"
+  "ui/responses=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/responses engine/json ui/common"
+  "ui/window=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/responses engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare ui/verify ui/responses"
 )
 
 cmake_minimum_required(VERSION 3.25)
