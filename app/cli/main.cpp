@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
         samplescope::cli::add_batch_command(app),
         samplescope::cli::add_compare_command(app),
         samplescope::cli::add_verify_command(app),
+        samplescope::cli::add_explain_command(app),
     };
 
     try {
