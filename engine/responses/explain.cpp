@@ -63,6 +63,7 @@ struct View {
     std::optional<std::size_t> index;                  // the token in `list`
     std::optional<double> value;                       // the token's number
     std::optional<std::int64_t> exact_rank;            // an engine's own rank of a token outside `list`
+    bool value_inferred = false;                       // -inf because the list reaches -inf without it
     bool normalised = true;
     double rest_lo = 0.0;                              // absolute mass outside `list` (the token's among it when outside)
     double rest_hi = 0.0;
@@ -116,7 +117,10 @@ View make_view(const Response& response, const ResponsePosition& position, bool 
         view.list_ids.push_back(top[i].id);
     }
     // A list that reaches -inf has shown every id with a number: one not listed has -inf too.
-    if (!view.value && !view.index && !view.list.empty() && view.list.back() == -kInf) view.value = -kInf;
+    if (!view.value && !view.index && !view.list.empty() && view.list.back() == -kInf) {
+        view.value = -kInf;
+        view.value_inferred = true;
+    }
     if (normalised) {
         double listed = 0.0;
         for (const double v : view.list) listed += std::exp(v);
@@ -133,7 +137,7 @@ View make_view(const Response& response, const ResponsePosition& position, bool 
             view.rest_hi = std::max(0.0, view.rest_hi - std::exp(*view.value));
         }
     }
-    if (vocab) view.count = static_cast<double>(*vocab) - static_cast<double>(view.list.size());
+    if (vocab) view.count = std::max(0.0, static_cast<double>(*vocab) - static_cast<double>(view.list.size()));
     return view;
 }
 
@@ -519,11 +523,12 @@ TokenExplanation explain_view(const View& view, const ExplainSettings& settings,
     rank_bounds(view, out);
     out.alternatives = view.size();
     if (view.value && *view.value == -kInf) {
-        out.stages.push_back(verdict(Stage::Softmax, TokenVerdict::Cut, std::string(settings.mode->mode),
-                                     point == LogprobPoint::Final
-                                         ? "the final distribution shown gives it probability 0: it could not be drawn from it"
-                                         : "the distribution shown gives it probability 0 (its number is -inf or a "
-                                           "server's stand-in for it)"));
+        std::string reason = point == LogprobPoint::Final
+                                 ? "the final distribution shown gives it probability 0: it could not be drawn from it"
+                                 : "the distribution shown gives it probability 0 (its number is -inf or a server's "
+                                   "stand-in for it)";
+        if (view.value_inferred) reason += "; not listed, below alternatives already at probability 0";
+        out.stages.push_back(verdict(Stage::Softmax, TokenVerdict::Cut, std::string(settings.mode->mode), reason));
         out.verdict = TokenVerdict::Cut;
         out.summary = summarize(out);
         return out;

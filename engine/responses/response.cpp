@@ -36,6 +36,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // printed, within float32's rounding.
 bool same_value(double a, double b) {
     if (a == b) return true;
+    if (std::isinf(a) || std::isinf(b)) return false;
     return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
 }
 

@@ -57,6 +57,8 @@ private slots:
              "9 tokens checked: 9 possible, 0 excluded, 0 cannot tell"},
             {{"--response", kExamples + "vllm_chat_stream.txt", "--request", kExamples + "vllm_chat_stream.request.json"},
              1, "8 tokens checked: 7 possible, 1 excluded (position 4), 0 cannot tell"},
+            {{"--response", kExamples + "vllm_processed_chat.json", "--logprobs-mode", "processed_logprobs"}, 0,
+             "4 tokens checked: 4 possible, 0 excluded, 0 cannot tell"},
             {{"--response", kExamples + "openai_completion.json"}, 0,
              "6 tokens checked: 5 possible, 0 excluded, 1 cannot tell"},
             {{"--response", kExamples + "llamacpp_completion.json"}, 0,

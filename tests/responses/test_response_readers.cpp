@@ -92,6 +92,15 @@ private slots:
         QCOMPARE(r.finish_reason, std::string("length"));
     }
 
+    // A vLLM server run with --logprobs-mode processed_logprobs: ids its top_k cut read -9999.0.
+    void vllmProcessedChat() {
+        const Response r = example("vllm_processed_chat.json");
+        QCOMPARE(r.positions.size(), std::size_t{4});
+        for (const auto& p : r.positions) QVERIFY(std::isinf(*p.top.back().value) && *p.top.back().value < 0);
+        QVERIFY(r.sampled_listed_first);  // "." (rank 2) leads its list
+        QVERIFY(r.settings.has_value());
+    }
+
     void openAiCompletionWithItsRequest() {
         const Response r = example("openai_completion.json");
         QCOMPARE(r.format, ResponseFormat::OpenAiCompletion);
@@ -229,6 +238,11 @@ private slots:
             "\"logprob\": -0.1, \"top_logprobs\": [{\"token\": \"a\", \"logprob\": -0.5}, {\"token\": \"b\", "
             "\"logprob\": -2.0}]}]}}]}";
         EXPECT_REFUSED(absent, "content[0]", "above the lowest alternative shown", "not among the alternatives");
+        // Its entry at -9999 (-inf) while it says -0.94 (a fuzz finding: a finite and an infinite number differ).
+        const std::string against_inf =
+            "{\"choices\": [{\"index\": 0, \"finish_reason\": \"stop\", \"logprobs\": {\"content\": [{\"token\": \".\", "
+            "\"logprob\": -0.94, \"top_logprobs\": [{\"token\": \".\", \"logprob\": -9999.0}]}]}}]}";
+        EXPECT_REFUSED(against_inf, "content[0]", "has -0.94 but its entry among the alternatives has -inf");
         // llama.cpp: the same id twice, and an id whose number differs.
         std::string llama = read_text(kExamples + "llamacpp_completion.json");
         std::string twice = llama;
