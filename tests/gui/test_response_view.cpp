@@ -80,7 +80,8 @@ private slots:
         } cases[] = {{"openai_chat.json", 9},          {"vllm_chat_stream.txt", 8},
                      {"openai_completion.json", 6},    {"llamacpp_completion.json", 5},
                      {"llamacpp_post_sampling_stream.txt", 3}, {"llamacpp_legacy.json", 5},
-                     {"vllm_request_output.json", 5}, {"hf_logits.safetensors", 7}};
+                     {"vllm_request_output.json", 5}, {"hf_logits.safetensors", 7},
+                     {"vllm_processed_chat.json", 4}};
         for (const auto& c : cases) {
             QVERIFY2(view.openResponseFile(kExamples + c.file), qPrintable(view.errorText()));
             QCOMPARE(view.explanation()->tokens.size(), c.tokens);
