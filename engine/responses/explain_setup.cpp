@@ -81,8 +81,8 @@ ExplainSetup resolve_explain(const Response& response, const ExplainRequest& req
     if (!mode.empty()) {
         out.mode_source = "--logprobs-mode";
         if (!response.mode.empty() && response.mode != mode) {
-            throw InputError("logprobs_mode", "--logprobs-mode " + mode + " contradicts " + response.source + ", whose " +
-                                                  response.mode_source + " says " + response.mode);
+            throw InputError("logprobs_mode", "--logprobs-mode " + mode + " contradicts " + response.source +
+                                                  ": by " + response.mode_source + " its numbers are " + response.mode);
         }
     } else if (!response.mode.empty()) {
         mode = response.mode;
