@@ -98,7 +98,7 @@ Command add_explain_command(CLI::App& app) {
         ->check(non_empty_value());
     command->add_flag("--summary", flags->summary, "Print only the one-line summary instead of the JSON");
     command->footer("JSON: source, format, pipeline, logprobs_mode, params, param_sources, notes, tokens (position, "
-                    "token, id, value, rank, rank_max, alternatives, rest_mass, entropy, verdict, stages (stage, "
+                    "token, id, value, rank, rank_max, alternatives, top, rest_mass, entropy, verdict, stages (stage, "
                     "verdict, parameter, quantity, lo, hi, reason), summary), summary (checked, possible, excluded, "
                     "cannot_tell, line). docs/responses.md explains each.");
 

@@ -16,23 +16,37 @@ Json number_or_null(double value) { return std::isfinite(value) ? Json(value) : 
 
 Json optional_number(const std::optional<double>& value) { return value ? number_or_null(*value) : Json(nullptr); }
 
+Json bytes_json(const std::string& text) {
+    Json bytes = Json::array();
+    for (const char c : text) bytes.push_back(static_cast<unsigned char>(c));
+    return bytes;
+}
+
 }  // namespace
 
-Json token_explanation_to_json(const TokenExplanation& token) {
+Json token_explanation_to_json(const TokenExplanation& token, const ResponsePosition* position) {
     Json out;
     out["position"] = token.position;
     out["token"] = token.bytes;
     // Bytes that are not whole UTF-8 characters (a character split across tokens) are also given as numbers.
-    if (utf8_valid_prefix(token.bytes) != token.bytes.size()) {
-        Json bytes = Json::array();
-        for (const char c : token.bytes) bytes.push_back(static_cast<unsigned char>(c));
-        out["bytes"] = std::move(bytes);
-    }
+    if (utf8_valid_prefix(token.bytes) != token.bytes.size()) out["bytes"] = bytes_json(token.bytes);
     out["id"] = token.id ? Json(*token.id) : Json(nullptr);
     out["value"] = optional_number(token.value);
     out["rank"] = token.rank_lo;
     out["rank_max"] = token.rank_hi ? Json(*token.rank_hi) : Json(nullptr);
     out["alternatives"] = token.alternatives;
+    if (position) {
+        Json top = Json::array();
+        for (const auto& entry : position->top) {
+            Json e;
+            e["token"] = entry.bytes;
+            if (utf8_valid_prefix(entry.bytes) != entry.bytes.size()) e["bytes"] = bytes_json(entry.bytes);
+            e["id"] = entry.id ? Json(*entry.id) : Json(nullptr);
+            e["value"] = optional_number(entry.value);
+            top.push_back(std::move(e));
+        }
+        out["top"] = std::move(top);
+    }
     out["rest_mass"] = optional_number(token.rest_mass);
     out["entropy"] = {{"lo", optional_number(token.entropy_lo)}, {"hi", optional_number(token.entropy_hi)}};
     out["exact"] = token.exact;
@@ -89,7 +103,10 @@ void write_explanation_json(std::ostream& out, const Response& response, const E
                             const ResponseExplanation& explanation) {
     const Json header = explanation_header_to_json(response, setup, explanation);
     const StreamedArray tokens{"tokens", explanation.tokens.size(),
-                               [&explanation](std::size_t i) { return token_explanation_to_json(explanation.tokens[i]); }, 1};
+                               [&explanation, &response](std::size_t i) {
+                                   return token_explanation_to_json(explanation.tokens[i], &response.positions[i]);
+                               },
+                               1};
     write_json_streamed(out, header, tokens);
     out << "\n";
 }

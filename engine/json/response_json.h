@@ -13,7 +13,8 @@
 
 namespace samplescope {
 
-nlohmann::ordered_json token_explanation_to_json(const TokenExplanation& token);
+// One token; with its position, its "top" list too (the alternatives as the response shows them).
+nlohmann::ordered_json token_explanation_to_json(const TokenExplanation& token, const ResponsePosition* position = nullptr);
 
 // Everything but "tokens" (an empty array in its place) and the summary.
 nlohmann::ordered_json explanation_header_to_json(const Response& response, const ExplainSetup& setup,

@@ -98,6 +98,11 @@ private slots:
         QCOMPARE(there["token"].toString(), QString(" there"));
         QCOMPARE(there["verdict"].toString(), QString("cut"));
         QCOMPARE(there["rank"].toInt(), 3);
+        // The alternatives as shown, by number: vLLM listed " there" first, then the top two.
+        const QJsonArray top = there["top"].toArray();
+        QCOMPARE(top.size(), 3);
+        QCOMPARE(top[0].toObject()["token"].toString(), QString(","));
+        QCOMPARE(top[2].toObject()["token"].toString(), QString(" there"));
         QCOMPARE(stage_verdict(there, "top_k"), QString("cut"));
         QVERIFY(there["summary"].toString().contains("top_k excludes it"));
         QVERIFY(there["entropy"].toObject()["hi"].isNull());  // V unknown
