@@ -48,6 +48,9 @@ struct ViewOptions {
     int width = 1600;              // the screenshot's size
     int height = 1000;
     int histogram_draws = 0;       // > 0: run the empirical histogram with this many draws
+    std::string response_file;     // --response: opened in the Response tab
+    std::string response_request;  // --response-request: its request body
+    std::string response_token_text;  // --response-token: the token shown there
 };
 
 const samplescope::PipelineExample* find_pipeline_example(const std::string& key) {
@@ -67,6 +70,7 @@ QWidget* tab_widget(samplescope::ui::MainWindow& window, const std::string& tab)
     if (tab == "histogram") return window.histogramView();
     if (tab == "batch") return window.batchCompareView();
     if (tab == "verify") return window.verifyView();
+    if (tab == "responses") return window.responseView();
     return window.pipelineView();
 }
 
@@ -154,9 +158,14 @@ int main(int argc, char** argv) {
     app.add_option("--tab", view.tab,
                    "View shown first: pipeline, tokens, logits, compare-pipelines, compare-stages-a or "
                    "compare-stages-b (Compare pipelines with one side's stage plots), histogram, batch (CPU vs batch "
-                   "engine) or verify (Verify a sampler)")
+                   "engine), verify (Verify a sampler) or responses (Response)")
         ->check(CLI::IsMember({"pipeline", "tokens", "logits", "compare-pipelines", "compare-stages-a",
-                               "compare-stages-b", "histogram", "batch", "verify"}));
+                               "compare-stages-b", "histogram", "batch", "verify", "responses"}));
+    app.add_option("--response", view.response_file,
+                   "A server's response with logprobs to open in the Response tab (as File > Open response...)");
+    app.add_option("--response-request", view.response_request, "The request body of --response (JSON)");
+    app.add_option("--response-token", view.response_token_text, "The token of --response to show first (default 0)")
+        ->check(samplescope::non_empty_value());
     std::vector<std::string> example_keys;
     for (const auto& example : samplescope::pipeline_examples()) example_keys.push_back(example.key);
     std::vector<std::string> sampler_keys;
@@ -220,6 +229,10 @@ int main(int argc, char** argv) {
             view.width = static_cast<int>(parse_int_in_range(text.substr(0, x), "window-size", "--window-size width", 320, 16384));
             view.height = static_cast<int>(parse_int_in_range(text.substr(x + 1), "window-size", "--window-size height", 320, 16384));
         }
+        if (!view.response_token_text.empty()) {
+            parse_int_in_range(view.response_token_text, "response-token", "--response-token", 0,
+                               std::numeric_limits<std::int32_t>::max());
+        }
         if (!view.select_text.empty()) {
             view.select = parse_int_in_range(view.select_text, "select", "--select", 0, std::numeric_limits<std::int32_t>::max());
         }
@@ -275,6 +288,14 @@ int main(int argc, char** argv) {
         if (!view.sampler_example.empty()) {
             for (const auto& example : samplescope::ui::samplerExamples()) {
                 if (example.key == view.sampler_example) window.loadSamplerExample(example);
+            }
+        }
+        if (!view.response_file.empty()) {
+            // A refusal shows in the banner (and fails a screenshot below, as a bad file does).
+            auto* responses = window.responseView();
+            if (!view.response_request.empty()) responses->openRequestFile(QString::fromStdString(view.response_request));
+            if (responses->openResponseFile(QString::fromStdString(view.response_file)) && !view.response_token_text.empty()) {
+                responses->selectPosition(std::stoi(view.response_token_text));
             }
         }
         if (vocabulary) {

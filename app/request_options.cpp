@@ -91,12 +91,7 @@ void add_request_options(CLI::App& app, RequestOptions& options) {
     app.add_flag("--u2-as-bf16", options.u2_as_bf16, "Read .npy uint16 data (<u2, >u2) as bfloat16 bits");
     app.add_option("--values", options.values, "Logits typed inline, comma separated, e.g. \"1,3,2,3,-1\"");
     app.add_option("--row", options.row, "Row of a 2-D logits file (default 0)")->check(non_empty_value());
-    for (const auto& info : kParams) {
-        auto* option = app.add_option(flag_name(info.key), options.param_text[std::string(info.key)],
-                                      std::string(info.formula) + " Valid: " + std::string(info.valid_range) + ".");
-        option->default_str(format_number(info.default_value));
-        option->check(non_empty_value());
-    }
+    add_param_options(app, options);
     app.add_option("--logit-bias", options.logit_bias,
                    "Added to the listed logits before the penalties, \"id:bias,id:bias\" (a bias of -inf bans the "
                    "id); read by the pipelines with a logit_bias step (llamacpp). Off when empty.");
@@ -119,6 +114,32 @@ void add_request_options(CLI::App& app, RequestOptions& options) {
                    "Memory the whole run may use, e.g. 4G or 512M (default: half of the smaller of physical "
                    "memory and the address-space limit)")
         ->check(non_empty_value());
+}
+
+void add_param_options(CLI::App& app, RequestOptions& options) {
+    for (const auto& info : kParams) {
+        auto* option = app.add_option(flag_name(info.key), options.param_text[std::string(info.key)],
+                                      std::string(info.formula) + " Valid: " + std::string(info.valid_range) + ".");
+        option->default_str(format_number(info.default_value));
+        option->check(non_empty_value());
+    }
+}
+
+std::vector<std::pair<Param, double>> given_params(const RequestOptions& options) {
+    std::vector<std::pair<Param, double>> out;
+    for (const auto& [key, text] : options.param_text) {
+        if (text.empty()) continue;
+        const auto param = param_from_key(key);
+        const auto value = parse_real(trim(text));
+        if (!value) throw InputError(key, key + " must be a number, got \"" + text + "\"");
+        if (real_overflows(trim(text))) {
+            throw InputError(key, key + " must be a number, got \"" + text + "\" (outside the range of a double)");
+        }
+        SamplingParams check;
+        set_param_text(check, *param, trim(text));  // the table's validation, naming the key, integers exact
+        out.emplace_back(*param, *value);
+    }
+    return out;
 }
 
 bool has_logits_input(const RequestOptions& options) { return !options.logits_file.empty() || !options.values.empty(); }

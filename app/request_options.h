@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 #include <cstddef>
 
@@ -48,6 +49,13 @@ struct ResolvedRequest {
 };
 
 void add_request_options(CLI::App& app, RequestOptions& options);
+
+// The parameter flags alone (--temperature ... generated from kParams), for a
+// command without a logits row (`explain`): into options.param_text.
+void add_param_options(CLI::App& app, RequestOptions& options);
+// The parameters those flags give (flags left out are absent), checked by
+// key in alphabetical order; throws InputError naming the key for a bad value.
+std::vector<std::pair<Param, double>> given_params(const RequestOptions& options);
 
 // Refuses an empty value ("--temperature ''"), which would otherwise read as
 // the flag not given: CLI11 then exits 2 with "--flag: ...".

@@ -16,7 +16,8 @@ set(SAMPLESCOPE_LAYERS
   "engine/stats=engine/base engine/core engine/stages engine/pipelines"
   "engine/models=engine/base engine/core engine/io"
   "engine/generation=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/models"
-  "engine/json=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/models engine/generation"
+  "engine/responses=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats"
+  "engine/json=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/models engine/generation engine/responses"
   "kernels=engine/base engine/core"
   "kernels/tools=engine/base engine/core engine/stages engine/pipelines engine/stats engine/json kernels"
   "kernels/check=engine/base engine/core engine/stages engine/pipelines engine/stats engine/json kernels kernels/tools"
@@ -28,7 +29,8 @@ set(SAMPLESCOPE_LAYERS
   "ui/compare=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json kernels kernels/tools ui/common"
   "python=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json kernels app app/cli"
   "ui/verify=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json ui/common"
-  "ui/window=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare ui/verify"
+  "ui/responses=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/responses engine/json ui/common"
+  "ui/window=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/responses engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare ui/verify ui/responses"
 )
 
 cmake_minimum_required(VERSION 3.25)

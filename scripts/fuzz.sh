@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz) with clang, ASan and UBSan in their
 # own build folder, then runs each from its seed corpus for a fixed budget.
-# SAMPLESCOPE_FUZZ_SECONDS sets the budget per target (default 10: twelve
+# SAMPLESCOPE_FUZZ_SECONDS sets the budget per target (default 10: thirteen
 # targets, run one per core at a time, about a minute on two cores). New
 # inputs go to a scratch folder, so the committed corpus stays as it is; a
 # crash leaves its input in fuzz-work/<target>/findings and fails the script.
@@ -12,7 +12,7 @@ root=$PWD
 build_dir=${SAMPLESCOPE_FUZZ_BUILD_DIR:-build-fuzz}
 seconds=${SAMPLESCOPE_FUZZ_SECONDS:-10}
 targets=(npy safetensors json_logits text_logits tokenizer_json vocab_txt gguf_vocab token_display params_json number_text
-         label_json ngram_trie)
+         label_json ngram_trie responses)
 
 # libFuzzer ships with clang's runtime; install both when missing (Debian 12).
 if ! command -v clang++ >/dev/null || ! dpkg-query -W -f='${Status}' libclang-rt-dev 2>/dev/null | grep -q "install ok installed"; then

@@ -12,12 +12,14 @@ mkdir -p "$out"
 export QT_QPA_PLATFORM=offscreen
 status=0
 for size in 1280x720 1600x1000; do
-    for tab in pipeline tokens logits compare-pipelines compare-stages-a histogram batch verify; do
+    for tab in pipeline tokens logits compare-pipelines compare-stages-a histogram batch verify responses; do
         extra=()
         case "$tab" in
             histogram) extra=(--histogram-draws 100000) ;;
             tokens) extra=(--select 11) ;;
             compare-stages-a) extra=(--sampler-example xtc) ;;
+            responses) extra=(--response examples/responses/vllm_chat_stream.txt
+                              --response-request examples/responses/vllm_chat_stream.request.json --response-token 4) ;;
         esac
         file="$out/$tab-$size.png"
         if ! log=$("$app" --screenshot "$file" --window-size "$size" --tab "$tab" "${extra[@]}" 2>&1); then

@@ -20,5 +20,6 @@ Command add_batch_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_verify_command(CLI::App& app);
 Command add_generate_command(CLI::App& app);
+Command add_explain_command(CLI::App& app);
 
 }  // namespace samplescope::cli

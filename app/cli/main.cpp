@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
         samplescope::cli::add_compare_command(app),
         samplescope::cli::add_verify_command(app),
         samplescope::cli::add_generate_command(app),
+        samplescope::cli::add_explain_command(app),
     };
 
     try {

@@ -83,6 +83,20 @@ std::size_t first_escaped_byte(std::string_view text, std::string_view allowed) 
     return text.size();
 }
 
+std::size_t utf8_valid_prefix(std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        if (static_cast<unsigned char>(text[i]) < 0x80) {
+            ++i;
+            continue;
+        }
+        const std::size_t length = utf8_sequence(text, i);
+        if (length == 0) break;
+        i += length;
+    }
+    return i;
+}
+
 std::string format_number(double value) {
     if (std::isnan(value)) return "nan";
     if (std::isinf(value)) return value > 0 ? "inf" : "-inf";

@@ -18,6 +18,10 @@ std::string escape_text(std::string_view text);
 // `allowed` excepted; text.size() when there is none.
 std::size_t first_escaped_byte(std::string_view text, std::string_view allowed = {});
 
+// The length of the longest prefix of `text` made of whole, well-formed UTF-8
+// sequences (RFC 3629), the rule escape_text applies: text.size() when all of it is.
+std::size_t utf8_valid_prefix(std::string_view text);
+
 class InputError : public std::runtime_error {
 public:
     // The message is escaped (escape_text): whatever the input held, it stays one line.

@@ -321,44 +321,47 @@ double final_logprob(const SampleTrace& trace) {
 
 }  // namespace
 
+std::vector<const LogprobModeInfo*> logprob_modes(std::string_view name) {
+    std::string_view engine;
+    if (name == "vllm" || name == "vllm-cuda") engine = "vllm";
+    if (name == "sglang" || name == "sglang-flashinfer") engine = "sglang";
+    if (name == "hf") engine = "hf";
+    if (name == "llamacpp") engine = "llamacpp";
+    std::vector<const LogprobModeInfo*> out;
+    for (const auto& info : kLogprobModes) {
+        if (!engine.empty() && info.engine == engine) out.push_back(&info);
+    }
+    return out;
+}
+
+const LogprobModeInfo* find_logprob_mode(std::string_view mode) {
+    for (const auto& info : kLogprobModes) {
+        if (info.mode == mode) return &info;
+    }
+    return nullptr;
+}
+
 std::vector<EngineLogprob> engine_logprobs(std::string_view name, const SampleTrace& trace,
                                            std::span<const double> raw_logits) {
     const std::int32_t token = trace.token;
     const auto penalised = logits_after(trace, {Stage::RepetitionPenalty, Stage::PresenceFrequency}, raw_logits);
     const auto scaled =
         logits_after(trace, {Stage::RepetitionPenalty, Stage::PresenceFrequency, Stage::Temperature}, raw_logits);
-    const double raw = row_logprob(raw_logits, token);
+    const double raw_logit = raw_logits[static_cast<std::size_t>(token)];
     const double final_q = final_logprob(trace);
     const double processed_logit = final_q == -HUGE_VAL ? -HUGE_VAL : scaled[static_cast<std::size_t>(token)];
     std::vector<EngineLogprob> out;
-    if (name == "vllm" || name == "vllm-cuda") {
-        // vllm/config/model.py LogprobsMode; vllm/v1/sample/sampler.py Sampler.forward.
-        out.push_back({"raw_logprobs", raw, true, "log_softmax of the model's logits, before penalties and temperature"});
-        out.push_back({"raw_logits", raw_logits[static_cast<std::size_t>(token)], false,
-                       "the model's logit, before penalties and temperature"});
-        out.push_back({"processed_logprobs", final_q, false,
-                       "log_softmax after penalties, temperature, min-p, top-k and top-p (the PyTorch path only)"});
-        out.push_back({"processed_logits", processed_logit, false,
-                       "the logit after penalties and temperature, -inf where truncated (the PyTorch path only)"});
-    } else if (name == "sglang" || name == "sglang-flashinfer") {
-        // python/sglang/srt/layers/sampler.py Sampler.forward (return_logprob).
-        out.push_back({"logprob", row_logprob(scaled, token), true,
-                       "log_softmax after penalties and temperature, before top-k, top-p and min-p"});
-        out.push_back({"original_logprob", row_logprob(penalised, token), false,
-                       "log_softmax before temperature (SGLANG_RETURN_ORIGINAL_LOGPROB=1)"});
-    } else if (name == "hf") {
-        // src/transformers/generation/utils.py GenerationMixin._sample.
-        out.push_back({"output_scores", processed_logit, false,
-                       "the processed score: after repetition penalty, temperature and truncation, unnormalised"});
-        out.push_back({"compute_transition_scores", final_q, true,
-                       "log_softmax of the processed scores (normalize_logits=True): log q"});
-        out.push_back({"output_logits", raw_logits[static_cast<std::size_t>(token)], false,
-                       "the model's raw logit"});
-    } else if (name == "llamacpp") {
-        // examples/server/server.cpp (tools/server/ later) populate_token_probs: n_probs, post_sampling_probs.
-        out.push_back({"n_probs", raw, true, "log of the probability from a softmax of the raw logits, before the chain"});
-        out.push_back({"post_sampling_probs", final_q, false,
-                       "log of the probability after the whole chain (penalties, truncation, temperature)"});
+    for (const LogprobModeInfo* info : logprob_modes(name)) {
+        double value = 0.0;
+        switch (info->point) {
+            case LogprobPoint::Raw:
+                value = info->kind == LogprobKind::Logit ? raw_logit : row_logprob(raw_logits, token);
+                break;
+            case LogprobPoint::Penalised: value = row_logprob(penalised, token); break;
+            case LogprobPoint::Scaled: value = row_logprob(scaled, token); break;
+            case LogprobPoint::Final: value = info->kind == LogprobKind::Logit ? processed_logit : final_q; break;
+        }
+        out.push_back({std::string(info->mode), value, info->is_default, std::string(info->meaning)});
     }
     return out;
 }

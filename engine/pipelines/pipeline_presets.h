@@ -75,6 +75,61 @@ std::string step_list(const Pipeline& pipeline);
 // nothing beyond the contract's own ranges.
 std::vector<std::string> engine_refusals(std::string_view name, const SamplingParams& params);
 
+// Where an engine takes the number it returns for a token, in its own
+// pipeline's order: before the penalties (the model's distribution), after
+// them, after temperature too, or after the whole pipeline (the final q,
+// renormalised over the kept set, -inf or 0 for the ids it cut).
+enum class LogprobPoint { Raw, Penalised, Scaled, Final };
+// What the number is: a log probability, an unnormalised logit, or a probability.
+enum class LogprobKind { Logprob, Logit, Prob };
+
+// One of an engine's logprob modes: its own name, whether it is the engine's
+// default, and what the number is. The one table of modes: traces report
+// them (engine_logprobs below) and responses are read by them
+// (engine/responses/).
+struct LogprobModeInfo {
+    std::string_view engine;  // the preset family: "vllm" (vllm, vllm-cuda), "sglang", "hf", "llamacpp"
+    std::string_view mode;
+    bool is_default;
+    LogprobPoint point;
+    LogprobKind kind;
+    std::string_view meaning;  // one line
+};
+
+inline constexpr std::array<LogprobModeInfo, 11> kLogprobModes{{
+    // vllm/config/model.py LogprobsMode; vllm/v1/sample/sampler.py Sampler.forward.
+    {"vllm", "raw_logprobs", true, LogprobPoint::Raw, LogprobKind::Logprob,
+     "log_softmax of the model's logits, before penalties and temperature"},
+    {"vllm", "raw_logits", false, LogprobPoint::Raw, LogprobKind::Logit,
+     "the model's logit, before penalties and temperature"},
+    {"vllm", "processed_logprobs", false, LogprobPoint::Final, LogprobKind::Logprob,
+     "log_softmax after penalties, temperature, min-p, top-k and top-p (the PyTorch path only)"},
+    {"vllm", "processed_logits", false, LogprobPoint::Final, LogprobKind::Logit,
+     "the logit after penalties and temperature, -inf where truncated (the PyTorch path only)"},
+    // python/sglang/srt/layers/sampler.py Sampler.forward (return_logprob).
+    {"sglang", "logprob", true, LogprobPoint::Scaled, LogprobKind::Logprob,
+     "log_softmax after penalties and temperature, before top-k, top-p and min-p"},
+    {"sglang", "original_logprob", false, LogprobPoint::Penalised, LogprobKind::Logprob,
+     "log_softmax before temperature (SGLANG_RETURN_ORIGINAL_LOGPROB=1)"},
+    // src/transformers/generation/utils.py GenerationMixin._sample.
+    {"hf", "output_scores", false, LogprobPoint::Final, LogprobKind::Logit,
+     "the processed score: after repetition penalty, temperature and truncation, unnormalised"},
+    {"hf", "compute_transition_scores", true, LogprobPoint::Final, LogprobKind::Logprob,
+     "log_softmax of the processed scores (normalize_logits=True): log q"},
+    {"hf", "output_logits", false, LogprobPoint::Raw, LogprobKind::Logit, "the model's raw logit"},
+    // examples/server/server.cpp (tools/server/ later) populate_token_probs: n_probs, post_sampling_probs.
+    {"llamacpp", "n_probs", true, LogprobPoint::Raw, LogprobKind::Prob,
+     "log of the probability from a softmax of the raw logits, before the chain"},
+    {"llamacpp", "post_sampling_probs", false, LogprobPoint::Final, LogprobKind::Prob,
+     "log of the probability after the whole chain (penalties, truncation, temperature)"},
+}};
+
+// The modes of pipeline `name` (its engine's rows, in table order); empty for
+// spec and custom pipelines.
+std::vector<const LogprobModeInfo*> logprob_modes(std::string_view name);
+// A mode by its name, of any engine; null when no engine has it.
+const LogprobModeInfo* find_logprob_mode(std::string_view mode);
+
 // The token's logprob in each of the engine's logprob modes, from a trace of
 // `name` on `raw_logits` (empty for spec and custom pipelines).
 std::vector<EngineLogprob> engine_logprobs(std::string_view name, const SampleTrace& trace,

@@ -1,5 +1,6 @@
 #include "tests/support/example_data.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -7,6 +8,8 @@
 
 #include "engine/io/npy_writer.h"
 #include "engine/io/safetensors_writer.h"
+#include "engine/pipelines/pipeline_presets.h"
+#include "engine/pipelines/pipeline_runner.h"
 #include "tests/support/file_builders.h"
 
 namespace samplescope::testing {
@@ -59,6 +62,62 @@ std::vector<double> example_logits() {
     };
     return out;
 }
+
+namespace {
+
+// examples/responses/: what HF generate() returns for seven new tokens over the
+// example vocabulary (" The cat sat on the mat."), saved as
+// examples/dump_response_hf.py saves it: the raw logits with the ids and the
+// prompt as .safetensors, and the processed scores as [T, V] .npy with the ids
+// as text. The run used T = 0.7, top_p = 0.9 and generate()'s default top_k
+// 50; hf_request.json says top_k 3, and the fifth token (rank 4) shows it.
+void add_hf_response(GeneratedFiles& files) {
+    const std::vector<std::int64_t> prompt{10, 11, 12};  // " The dog ran"
+    const std::vector<std::int64_t> generated{10, 4, 5, 7, 3, 8, 9};
+    std::vector<double> logits;
+    for (std::size_t t = 0; t < generated.size(); ++t) {
+        for (std::size_t v = 0; v < kExampleVocab; ++v) {
+            logits.push_back(0.25 * static_cast<double>((v * 7 + t * 3) % 9) - 1.0);
+        }
+        double* row = logits.data() + t * kExampleVocab;
+        row[15] = -std::numeric_limits<double>::infinity();  // <|endoftext|> banned
+        row[generated[t]] = 3.0;
+        if (t == 4) {  // three ids above " the": it is rank 4
+            row[11] = 3.5;
+            row[4] = 3.25;
+            row[8] = 3.125;
+        }
+    }
+    const auto add = [&](const std::string& name, std::string bytes) { files.emplace_back("examples/responses/" + name, std::move(bytes)); };
+    add("hf_logits.safetensors",
+        encode_safetensors({{"logits", {generated.size(), kExampleVocab}, logits, FloatType::F32, {}},
+                            {"output_ids", {generated.size()}, {}, FloatType::F32, generated},
+                            {"prompt_ids", {prompt.size()}, {}, FloatType::F32, prompt}}));
+    // The processed scores: the row through HF's warpers (temperature, then top-p), -inf where cut.
+    SamplingParams params;
+    params.temperature = 0.7;
+    params.top_p = 0.9;
+    params.top_k = 50;
+    params.seed = 0;
+    std::vector<double> scores;
+    for (std::size_t t = 0; t < generated.size(); ++t) {
+        const std::vector<double> row(logits.begin() + static_cast<std::ptrdiff_t>(t * kExampleVocab),
+                                      logits.begin() + static_cast<std::ptrdiff_t>((t + 1) * kExampleVocab));
+        std::vector<std::int64_t> before(generated.begin(), generated.begin() + static_cast<std::ptrdiff_t>(t));
+        const PipelineTrace trace = trace_pipeline_once(preset_pipeline("hf"), PipelineInput{row, params, prompt, before});
+        const IdList& kept = trace.trace.final_kept();
+        for (std::size_t v = 0; v < kExampleVocab; ++v) {
+            const bool in = std::binary_search(kept.begin(), kept.end(), static_cast<std::int32_t>(v));
+            scores.push_back(in ? row[v] / params.temperature : -std::numeric_limits<double>::infinity());
+        }
+    }
+    add("hf_scores.npy", encode_npy({generated.size(), kExampleVocab}, scores, {{FloatType::F32, false}}));
+    std::string ids;
+    for (const auto id : generated) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    add("hf_generated_ids.txt", ids + "\n");
+}
+
+}  // namespace
 
 GeneratedFiles example_data_files() {
     const auto logits = example_logits();
@@ -127,6 +186,7 @@ GeneratedFiles example_data_files() {
     types.back() = 3;
     add("vocab.gguf", encode_gguf_vocab({with_added, "gpt2", types, true, 3}));
     add("vocab_sentencepiece.gguf", encode_gguf_vocab({kSentencePieces, "llama", {2, 3, 3, 6, 6}, false, 3}));
+    add_hf_response(files);
     return files;
 }
 
@@ -140,7 +200,8 @@ GeneratedFiles fuzz_seed_files() {
     for (auto& [path, bytes] : example_data_files()) {
         const std::string name = path.substr(path.rfind('/') + 1);
         std::string target;
-        if (name.ends_with(".npy")) target = "npy";
+        if (path.starts_with("examples/responses/")) target = "responses";
+        else if (name.ends_with(".npy")) target = "npy";
         else if (name.starts_with("logits") && name.ends_with(".safetensors")) target = "safetensors";
         else if (name.starts_with("logits") && name.ends_with(".json")) target = "json_logits";
         else if (name.starts_with("logits")) target = "text_logits";

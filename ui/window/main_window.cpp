@@ -26,6 +26,7 @@
 #include "engine/base/input_error.h"
 #include "engine/base/memory_budget.h"
 #include "engine/io/logits_loader.h"
+#include "engine/pipelines/pipeline_presets.h"
 #include "ui/common/examples.h"
 #include "ui/verify/verify_view.h"
 #include "ui/window/dialog_folders.h"
@@ -298,6 +299,43 @@ void MainWindow::addInputViews() {
     verify_ = verify;
     verify->setObjectName(QStringLiteral("verify_sampler"));
     addView(scrolledPage(verify), QStringLiteral("Verify a sampler"));
+
+    // A server's response with logprobs; it opens its own files, and a token opens here as a row.
+    responses_ = new ResponseView(this);
+    responses_->setObjectName(QStringLiteral("responses"));
+    addView(scrolledPage(responses_), QStringLiteral("Response"));
+    connect(responses_, &ResponseView::errorRaised, this, &MainWindow::showError);
+    connect(responses_, &ResponseView::openRowRequested, this, &MainWindow::openResponseRow);
+    connect(responses_, &ResponseView::responseOpened, this, [this](const QString& source) {
+        banner_->hide();
+        statusBar()->showMessage(QStringLiteral("Response %1: %2").arg(QFileInfo(source).fileName(), responses_->summaryText().section('\n', 0, 0)));
+    });
+}
+
+bool MainWindow::openResponseRow() {
+    try {
+        const ResponseRow row = responses_->selectedRow();
+        const int position = responses_->selectedPosition();
+        const QString approximate = row.approximate ? QStringLiteral(" (approximation: top N + rest)") : QString();
+        const Example example{QStringLiteral("%1, token %2%3")
+                                  .arg(QFileInfo(QString::fromStdString(responses_->response()->source)).fileName())
+                                  .arg(position)
+                                  .arg(approximate)
+                                  .toStdString(),
+                              row.note, row.logits, row.labels, row.params, {}, {}};
+        if (!loadExample(example)) return false;
+        compare_pipelines_->setPipelines(responses_->setup()->settings.pipeline, preset_pipeline("spec"));
+        showView(pipeline_);
+        if (row.token) selectToken(static_cast<std::int32_t>(*row.token));
+        if (row.approximate) {
+            banner_->showWarning(QStringLiteral("An approximation, %1.").arg(QString::fromStdString(row.note)));
+        }
+        statusBar()->showMessage(QString::fromStdString(row.note));
+        return true;
+    } catch (const InputError& error) {
+        showError(QString::fromUtf8(error.what()));
+    }
+    return false;
 }
 
 WindowInput MainWindow::currentInput() const {
@@ -332,6 +370,10 @@ void MainWindow::buildMenus() {
     file->addAction(QStringLiteral("Open logits, reading <u2 as &bfloat16..."), this, &MainWindow::openU2AsBf16Dialog);
     file->addAction(QStringLiteral("Open &vocabulary..."), this, &MainWindow::openVocabularyDialog);
     file->addAction(QStringLiteral("C&lear vocabulary"), this, &MainWindow::clearVocabulary);
+    file->addAction(QStringLiteral("Open &response..."), this, [this] {
+        showView(responses_);
+        responses_->openResponseDialog();
+    })->setObjectName(QStringLiteral("action_open_response"));
     file->addAction(QStringLiteral("&Memory limit for files..."), this, [this] {
         bool ok = false;
         const QString text = QInputDialog::getText(

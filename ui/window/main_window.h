@@ -34,6 +34,7 @@
 #include "ui/panels/token_path_bar.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/panels/token_table_panel.h"
+#include "ui/responses/response_view.h"
 
 class QScrollArea;
 
@@ -87,6 +88,12 @@ public:
     EmpiricalHistogramView* histogramView() const { return histogram_; }
     CompareView* batchCompareView() const { return batch_compare_; }
     QWidget* verifyView() const { return verify_; }
+    // The Response tab (File > Open response...).
+    ResponseView* responseView() const { return responses_; }
+    // The Response tab's selected token as this window's row (top N plus a
+    // "rest" token, labelled as an approximation; a full row exactly), the
+    // response's pipeline as Compare pipelines' side A. False and the banner on refusal.
+    bool openResponseRow();
     LogitsEditor* logitsEditor() const { return logits_; }
     ErrorBanner* errorBanner() const { return banner_; }
     // The engine's message when the latest sampling run was refused (shown in
@@ -194,6 +201,7 @@ private:
     EmpiricalHistogramView* histogram_ = nullptr;
     CompareView* batch_compare_ = nullptr;
     QWidget* verify_ = nullptr;
+    ResponseView* responses_ = nullptr;
 
     struct InputView {
         QWidget* widget;
