@@ -21,6 +21,7 @@
 #include "ui/pipelines/empirical_histogram_view.h"
 #include "ui/common/error_banner.h"
 #include "ui/common/examples.h"
+#include "ui/generate/generate_view.h"
 #include "ui/panels/history_panel.h"
 #include "ui/panels/logits_editor.h"
 #include "ui/panels/parameter_panel.h"
@@ -87,6 +88,10 @@ public:
     EmpiricalHistogramView* histogramView() const { return histogram_; }
     CompareView* batchCompareView() const { return batch_compare_; }
     QWidget* verifyView() const { return verify_; }
+    // The Generate tab: a language model writes text, each step shown through the window's session.
+    GenerateView* generateView() const { return generate_; }
+    // The stage plots on show: the Generate tab's while it is the current tab, else the Pipeline tab's.
+    PipelineView* activePipelineView() const;
     LogitsEditor* logitsEditor() const { return logits_; }
     ErrorBanner* errorBanner() const { return banner_; }
     // The engine's message when the latest sampling run was refused (shown in
@@ -155,6 +160,7 @@ private:
     QScrollArea* scrolledPage(QWidget* view);
     void buildMenus();
     void addInputViews();
+    void addGenerateView();
     void inputChanged();
     void refreshShownView();
     void showLabelWarningsOrHideBanner();
@@ -194,6 +200,9 @@ private:
     EmpiricalHistogramView* histogram_ = nullptr;
     CompareView* batch_compare_ = nullptr;
     QWidget* verify_ = nullptr;
+    GenerateView* generate_ = nullptr;
+    bool pipeline_stale_ = false;  // the Pipeline tab's plots lag the newest trace (drawn when shown)
+    std::vector<std::optional<PlotMode>> submitted_modes_;  // the plot views the newest request made curves for
 
     struct InputView {
         QWidget* widget;
