@@ -48,8 +48,8 @@ QString legendHtml() {
         swatches += QStringLiteral("<span style='background-color:%1; color:%2;'>&nbsp;%3&nbsp;</span> ")
                         .arg(band.background.name(), band.text.name(), QString::fromUtf8(band.label).toHtmlEscaped());
     }
-    return QStringLiteral("Probability at its step: %1&nbsp;· small number: its rank (none: the likeliest) · "
-                          "\u00d7: not kept · dashed: clicked · outlined: the step on show")
+    return QStringLiteral("Probability at its step: %1&nbsp;· small number: its rank there (none: first) · "
+                          "\u00d7: not kept · dashed: clicked · outlined: on show")
         .arg(swatches);
 }
 
@@ -177,7 +177,7 @@ GenerateView::GenerateView(Session* session, QWidget* parent) : QWidget(parent),
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
     split->setChildrenCollapsible(false);
-    split->setSizes({125, 500});
+    split->setSizes({105, 500});
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 0);

@@ -73,7 +73,8 @@ int GeneratedTextView::boxWidth(const Piece& piece) const {
     const QString mark = rankMark(piece);
     int width = fontMetrics().horizontalAdvance(piece.text) + 2 * kPadX;
     if (!mark.isEmpty()) width += QFontMetrics(markFont(font())).horizontalAdvance(mark) + 2;
-    return width;
+    // A sentence's "." is still a box one can see and hit.
+    return std::max(width, fontMetrics().height());
 }
 
 GeneratedTextView::Layout GeneratedTextView::layoutFor(int width) const {
