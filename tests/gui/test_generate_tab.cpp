@@ -262,6 +262,22 @@ private slots:
         QVERIFY(session().request().output_ids().empty());
     }
 
+    // A token selected elsewhere (the token table, the Pipeline tab's plots) is written with a button.
+    void aSelectedTokenCanBeWritten() {
+        startText(QStringLiteral("a"));
+        QVERIFY(!tab()->writeSelectedButton()->isVisible());
+        const std::int32_t drawn = window_->currentView()->trace->token;
+        const std::int32_t other = drawn == 5 ? 4 : 5;  // "d" or "c"
+        window_->selectToken(other);
+        QVERIFY(tab()->writeSelectedButton()->isVisible());
+        QCOMPARE(tab()->writeSelectedButton()->text(),
+                 QStringLiteral("Write \u201c%1\u201d here").arg(QString::fromStdString(model_->token_text(other))));
+        press(tab()->writeSelectedButton());
+        QCOMPARE(lineTokens(), (std::vector<std::int64_t>{other}));
+        QVERIFY(tab()->tree().node(tab()->tree().line().front()).token.clicked);
+        QVERIFY(!tab()->writeSelectedButton()->isVisible());  // a new step: the selection belonged to the old row
+    }
+
     void anyTokenCanBeShownAgain() {
         startText(QStringLiteral("a"));
         generate(5);
