@@ -1,11 +1,14 @@
-// samplescope: the desktop visualiser. With no flags it opens on the built-in
-// full-size example; it takes the same input and parameter flags as
-// `samplescope-cli trace` (--vocab included). `--screenshot FILE.png` draws the
+// samplescope: the desktop visualiser. With no flags it opens on the Generate
+// tab, a real English model writing from a short prompt, when that model is
+// installed, and on the built-in full-size example otherwise; it takes the same
+// input and parameter flags as `samplescope-cli trace` (--vocab included), and
+// --prompt / --steps for the Generate tab. `--screenshot FILE.png` draws the
 // window offscreen with those inputs, saves it and exits (exit 2 with one line
 // on bad input).
 #include <cctype>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -26,7 +29,9 @@
 #include "engine/base/number_text.h"
 #include "engine/pipelines/pipeline_examples.h"
 #include "engine/io/vocabulary.h"
+#include "engine/models/model_source.h"
 #include "ui/common/examples.h"
+#include "ui/generate/generation_jobs.h"
 #include "ui/window/main_window.h"
 
 namespace {
@@ -51,7 +56,22 @@ struct ViewOptions {
     std::string response_file;     // --response: opened in the Response tab
     std::string response_request;  // --response-request: its request body
     std::string response_token_text;  // --response-token: the token shown there
+    std::string prompt;            // --prompt: the Generate tab's text starts from it
+    std::string steps_text;        // --steps: tokens the Generate tab writes at start, as typed
+    int steps = 0;
 };
+
+// The Generate tab's start: the model (loaded before the window, so a bad
+// file or prompt fails fast), the prompt, the tokens to write and the parameters.
+struct GenerateStart {
+    samplescope::ui::ModelLoad model;  // null model: load it in the window (the plain start)
+    QString prompt;
+    int steps = 0;
+    std::optional<samplescope::SamplingParams> params;  // from flags; none: the window's
+};
+
+// The tokens the plain start writes after its prompt: enough to show coloured words and the tree.
+constexpr int kDefaultStartSteps = 6;
 
 const samplescope::PipelineExample* find_pipeline_example(const std::string& key) {
     for (const auto& example : samplescope::pipeline_examples()) {
@@ -71,6 +91,7 @@ QWidget* tab_widget(samplescope::ui::MainWindow& window, const std::string& tab)
     if (tab == "batch") return window.batchCompareView();
     if (tab == "verify") return window.verifyView();
     if (tab == "responses") return window.responseView();
+    if (tab == "generate") return window.generateView();
     return window.pipelineView();
 }
 
@@ -158,13 +179,19 @@ int main(int argc, char** argv) {
     app.add_option("--tab", view.tab,
                    "View shown first: pipeline, tokens, logits, compare-pipelines, compare-stages-a or "
                    "compare-stages-b (Compare pipelines with one side's stage plots), histogram, batch (CPU vs batch "
-                   "engine), verify (Verify a sampler) or responses (Response)")
+                   "engine), verify (Verify a sampler), responses (Response) or generate (a language model writing "
+                   "text; the default when its model is installed and no input flags are given)")
         ->check(CLI::IsMember({"pipeline", "tokens", "logits", "compare-pipelines", "compare-stages-a",
-                               "compare-stages-b", "histogram", "batch", "verify", "responses"}));
+                               "compare-stages-b", "histogram", "batch", "verify", "responses", "generate"}));
     app.add_option("--response", view.response_file,
                    "A server's response with logprobs to open in the Response tab (as File > Open response...)");
     app.add_option("--response-request", view.response_request, "The request body of --response (JSON)");
     app.add_option("--response-token", view.response_token_text, "The token of --response to show first (default 0)")
+        ->check(samplescope::non_empty_value());
+    app.add_option("--prompt", view.prompt,
+                   "Open the Generate tab on this prompt (the n-gram model's words; parameter flags apply to it)")
+        ->check(samplescope::non_empty_value());
+    app.add_option("--steps", view.steps_text, "With --prompt or --tab generate: tokens to write at start, 0 to 1000")
         ->check(samplescope::non_empty_value());
     std::vector<std::string> example_keys;
     for (const auto& example : samplescope::pipeline_examples()) example_keys.push_back(example.key);
@@ -210,6 +237,7 @@ int main(int argc, char** argv) {
     const std::string vocab_file = request_options.vocab_file;
     request_options.vocab_file.clear();
     std::optional<StartRequest> start;
+    std::optional<GenerateStart> generate_start;
     std::optional<samplescope::Vocabulary> vocabulary;
     std::optional<std::uint64_t> given_memory_budget;
     try {
@@ -256,7 +284,50 @@ int main(int argc, char** argv) {
                                                              "pipelines; give no logits, parameter flags or "
                                                              "--pipeline-example with it");
         }
-        start = resolve_start(request_options, samplescope::ui::realisticExample());
+        const bool generate_flags = !view.prompt.empty() || !view.steps_text.empty() || view.tab == "generate";
+        if (generate_flags) {
+            if (has_logits_input(request_options) || !open_file.empty() || !view.pipeline_example.empty() ||
+                !view.sampler_example.empty() || !request_options.prompt_ids.empty() ||
+                !request_options.output_ids.empty() || !request_options.skip_draws.empty() || !vocab_file.empty()) {
+                throw samplescope::InputError("prompt", "--prompt, --steps and --tab generate write text with the "
+                                                        "language model; give no logits, history, vocabulary or "
+                                                        "example flags with them");
+            }
+            if (!view.steps_text.empty()) {
+                if (view.prompt.empty() && view.tab != "generate") {
+                    throw samplescope::InputError("steps", "--steps writes tokens in the Generate tab: give --prompt or --tab generate with it");
+                }
+                view.steps = static_cast<int>(parse_int_in_range(view.steps_text, "steps", "--steps", 0, 1000));
+            }
+        }
+        // The Generate tab opens on a text when asked (--prompt always needs the model), and by
+        // default when nothing else is asked for and the model is installed.
+        const bool plain_start = !generate_flags && !has_logits_input(request_options) &&
+                                 !has_request_flags(request_options) && open_file.empty() && vocab_file.empty() &&
+                                 view.pipeline_example.empty() && view.sampler_example.empty() && view.tab.empty() &&
+                                 view.select_text.empty() && view.histogram_draws == 0;
+        if ((generate_flags && (!view.prompt.empty() || samplescope::default_ngram_model_installed())) ||
+            (plain_start && samplescope::default_ngram_model_installed())) {
+            GenerateStart text;
+            text.prompt = view.prompt.empty() ? samplescope::ui::GenerateView::defaultPrompt()
+                                              : QString::fromStdString(view.prompt);
+            text.steps = generate_flags ? view.steps : kDefaultStartSteps;
+            if (generate_flags) {
+                const std::uint64_t budget = samplescope::parse_memory_budget(request_options.max_memory);
+                text.model = samplescope::ui::loadModel({}, budget);
+                if (!text.model.model) throw samplescope::InputError("model", text.model.error.toStdString());
+                (void)text.model.model->tokenize(text.prompt.toStdString());  // a bad prompt fails here, in one line
+                if (has_request_flags(request_options)) {
+                    samplescope::ResolvedRequest resolved;
+                    samplescope::resolve_param_flags(request_options, text.model.model->vocab_size(), resolved);
+                    if (!resolved.params.seed) resolved.params.seed = samplescope::choose_seed();
+                    text.params = resolved.params;
+                }
+            }
+            generate_start = std::move(text);
+        } else {
+            start = resolve_start(request_options, samplescope::ui::realisticExample());
+        }
         if (!vocab_file.empty()) vocabulary = samplescope::load_vocabulary(vocab_file);
     } catch (const samplescope::InputError& error) {
         std::cerr << "samplescope: " << error.what() << "\n";
@@ -302,11 +373,27 @@ int main(int argc, char** argv) {
             window.setVocabulary(std::move(*vocabulary));
             for (const auto& warning : window.session().labelWarnings()) std::cerr << "samplescope: warning: " << warning << "\n";
         }
+        if (generate_start) {
+            auto* generate = window.generateView();
+            if (generate_start->model.model) generate->setModel(std::move(generate_start->model));
+            if (generate_start->params) window.session().setParams(*generate_start->params);
+            generate->start(generate_start->prompt, generate_start->steps);
+            window.showView(generate);
+            // The model loads and the text is written off the GUI thread: undo stops at the text once it is there.
+            if (!generate->idle()) {
+                auto connection = std::make_shared<QMetaObject::Connection>();
+                *connection = QObject::connect(generate, &samplescope::ui::GenerateView::idleChanged, &window, [&window, connection] {
+                    if (!window.generateView()->idle()) return;
+                    window.undo().clear();
+                    QObject::disconnect(*connection);
+                });
+            }
+        }
         window.undo().clear();  // undo stops at the input the flags opened the window on
         if (view.top_n > 0) window.pipelineView()->topNBox()->setValue(view.top_n);
         if (view.log_scale) window.pipelineView()->logScaleBox()->setChecked(true);
         if (view.open_samplers) window.parameterPanel()->setExtrasExpanded(true);
-        if (!view.tab.empty() || (view.pipeline_example.empty() && view.sampler_example.empty())) {
+        if (!view.tab.empty() || (view.pipeline_example.empty() && view.sampler_example.empty() && !generate_start)) {
             window.showView(tab_widget(window, view.tab));
         }
         // --select names an id of the row the window opened on, known only now.

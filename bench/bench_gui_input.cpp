@@ -22,6 +22,12 @@
 // A drag run then sends 50 keys back to back, without waiting, and reports how
 // many traces were drawn and when the last repaint ended. Prints the
 // distribution and where the time went; never fails on timing (exit 0).
+//
+//   bench_gui_input [keys per slider and direction (15)] [generate]
+//
+// `generate` runs the same keys on the Generate tab instead: Debian's n-gram
+// model (V = 72,547) writing from the tab's default prompt, the realistic
+// example's parameters (every stage on), the tab's own plots on show.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,6 +51,7 @@
 #include <QThread>
 #include <QWindow>
 
+#include "engine/base/memory_budget.h"
 #include "engine/core/sampling_params.h"
 #include "ui/common/cpu_state.h"
 #include "ui/common/examples.h"
@@ -287,6 +294,20 @@ int run(int argc, char** argv, const std::string& display_note) {
     window.activateWindow();
     window.loadExample(ui::realisticExample());
     window.waitUntilDrawn();
+    const bool generate_mode = argc > 2 && std::strcmp(argv[2], "generate") == 0;
+    auto* generate = window.generateView();
+    if (generate_mode) {
+        ui::ModelLoad loaded = ui::loadModel({}, default_memory_budget());
+        if (!loaded.model) {
+            std::fprintf(stderr, "bench_gui_input: %s\n", qPrintable(loaded.error));
+            return 2;
+        }
+        generate->setModel(std::move(loaded));
+        window.showView(generate);
+        generate->start(ui::GenerateView::defaultPrompt(), 6);
+        window.waitUntilDrawn();
+        std::printf("bench_gui_input: the Generate tab, text \"%s\"\n", qPrintable(generate->lineText()));
+    }
 
     bench::XKeyboard keyboard;
     if (!keyboard.usable()) {
@@ -309,7 +330,7 @@ int run(int argc, char** argv, const std::string& display_note) {
     std::printf("bench_gui_input: %s, platform %s, %s, %d CPUs, load average %.2f\n", display_note.c_str(),
                 qPrintable(QGuiApplication::platformName()), cpuModel().c_str(), QThread::idealThreadCount(), load_before);
     std::printf("bench_gui_input: V = %zu, %d of %zu stages active%s, top N = %zu, window %dx%d\n", trace.vocab_size, active,
-                trace.stages.size(), inactive.c_str(), window.pipelineView()->topN(), window.width(), window.height());
+                trace.stages.size(), inactive.c_str(), window.activePipelineView()->topN(), window.width(), window.height());
 
     // The yardstick, in this process and on this thread: one worker job (engine
     // step at V = 128,256 plus the display data), and the engine step alone.
@@ -318,8 +339,8 @@ int run(int argc, char** argv, const std::string& display_note) {
         ui::clearUpperVectorState();
         auto start = Clock::now();
         const auto outcome = ui::runSamplingJob(ui::SamplingJob{window.session().logits(), window.session().labels(),
-                                                                window.session().request(), window.pipelineView()->topN(),
-                                                                window.pipelineView()->plotModes(), 0});
+                                                                window.session().request(), window.activePipelineView()->topN(),
+                                                                window.activePipelineView()->plotModes(), 0});
         job_ms.push_back(msBetween(start, Clock::now()));
         Request request = window.session().request();
         start = Clock::now();
@@ -347,14 +368,14 @@ int run(int argc, char** argv, const std::string& display_note) {
             params.top_p = i % 2 ? 0.89 : 0.90;
             request.set_params(params);
             views[i] = ui::runSamplingJob(ui::SamplingJob{window.session().logits(), window.session().labels(), request,
-                                                           window.pipelineView()->topN(), window.pipelineView()->plotModes(),
+                                                           window.activePipelineView()->topN(), window.activePipelineView()->plotModes(),
                                                            window.worker().latestGeneration()})
                            .view;
         }
         for (int i = 0; i < 2 * rounds; ++i) {
             const auto& view = views[i % 2];
             double t = ui::threadCpuMs();
-            window.pipelineView()->showView(view, -1);
+            window.activePipelineView()->showView(view, -1);
             double next = ui::threadCpuMs();
             pipeline_ms.push_back((next - t));
             t = next;
@@ -374,7 +395,12 @@ int run(int argc, char** argv, const std::string& display_note) {
         std::printf("  onTrace: PipelineView::showView %.1f ms, TokenTablePanel::setView %.1f ms, "
                     "StatisticsPanel::showView %.1f ms, ResultBar::showView %.1f ms\n", median(pipeline_ms), median(table_ms),
                     median(statistics_ms), median(result_ms));
-        window.loadExample(ui::realisticExample());  // the window's own state again
+        // The window's own state again.
+        if (generate_mode) {
+            generate->showNextStep();
+        } else {
+            window.loadExample(ui::realisticExample());
+        }
         window.waitUntilDrawn();
         window.repaint();
     }

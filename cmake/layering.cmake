@@ -30,7 +30,8 @@ set(SAMPLESCOPE_LAYERS
   "python=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json kernels app app/cli"
   "ui/verify=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json ui/common"
   "ui/responses=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/responses engine/json ui/common"
-  "ui/window=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/responses engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare ui/verify ui/responses"
+  "ui/generate=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/models engine/generation engine/json ui/common ui/stages ui/session"
+  "ui/window=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/models engine/generation engine/responses engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare ui/verify ui/responses ui/generate"
 )
 
 cmake_minimum_required(VERSION 3.25)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Renders every tab of the visualiser at a laptop's 1280 x 720 and at 1600 x
-# 1000 into docs/images/tabs/ (offscreen, the built-in example), for the docs
-# and for looking at after a change to a view. A tab that would need a larger
-# window makes samplescope warn: that is a bug, and this script fails on it.
+# 1000 into docs/images/tabs/ (offscreen, the built-in example; the Generate
+# tab on its default prompt), for the docs and for looking at after a change
+# to a view. A tab that would need a larger window makes samplescope warn:
+# that is a bug, and this script fails on it.
 #   bash scripts/screenshots.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,9 +13,11 @@ mkdir -p "$out"
 export QT_QPA_PLATFORM=offscreen
 status=0
 for size in 1280x720 1600x1000; do
-    for tab in pipeline tokens logits compare-pipelines compare-stages-a histogram batch verify responses; do
+    for tab in generate pipeline tokens logits compare-pipelines compare-stages-a histogram batch verify responses; do
         extra=()
         case "$tab" in
+            # Without Debian's model the tab is drawn saying what to install.
+            generate) extra=(--steps 8) ;;
             histogram) extra=(--histogram-draws 100000) ;;
             tokens) extra=(--select 11) ;;
             compare-stages-a) extra=(--sampler-example xtc) ;;

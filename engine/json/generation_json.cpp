@@ -24,10 +24,11 @@ nlohmann::ordered_json prompt_to_json(std::span<const PromptWord> prompt) {
     return out;
 }
 
-TokenStanding token_standing(const PipelineTrace& trace) {
+TokenStanding token_standing(const PipelineTrace& trace) { return token_standing(trace, trace.trace.token); }
+
+TokenStanding token_standing(const PipelineTrace& trace, std::int64_t token) {
     const IdList& ids = trace.exact_ids();
     const Values& probs = trace.exact_probs();
-    const auto token = trace.trace.token;
     TokenStanding out;
     const auto at = std::lower_bound(ids.begin(), ids.end(), token);
     if (at == ids.end() || *at != token) return out;

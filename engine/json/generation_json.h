@@ -28,5 +28,8 @@ struct TokenStanding {
     std::size_t rank = 0;
 };
 TokenStanding token_standing(const PipelineTrace& trace);
+// The same for any id of the step (a word written in place of the drawn one):
+// probability 0 and rank 0 when the id is outside the final kept set.
+TokenStanding token_standing(const PipelineTrace& trace, std::int64_t token);
 
 }  // namespace samplescope

@@ -200,6 +200,29 @@ void Session::loadExample(const Example& example) {
     emit historyChanged();
 }
 
+void Session::showGenerationStep(std::shared_ptr<const std::vector<double>> row, std::shared_ptr<const TokenLabels> labels,
+                                 const QString& source, std::vector<std::int64_t> prompt_ids,
+                                 std::vector<std::int64_t> output_ids, std::uint64_t draws) {
+    check_logits(*row);
+    check_history_ids(prompt_ids, row->size(), "prompt_ids");
+    check_history_ids(output_ids, row->size(), "output_ids");
+    Request request(state_.request.params(), std::move(prompt_ids), std::move(output_ids));
+    request.skip_draws(draws);
+    const bool relabelled = state_.vocabulary != nullptr;
+    state_.logits = std::move(row);
+    state_.labels = std::move(labels);
+    state_.vocabulary.reset();
+    state_.label_warnings.clear();
+    state_.matrix.reset();
+    state_.matrix_row = 0;
+    state_.source = source;
+    state_.request = std::move(request);
+    state_.mirostat_mu.reset();  // the contract's pipeline, which a generation here runs, has no mirostat
+    emit logitsChanged();
+    if (relabelled) emit labelsChanged();
+    emit historyChanged();
+}
+
 void Session::setVocabulary(std::shared_ptr<const Vocabulary> vocabulary) {
     state_.vocabulary = std::move(vocabulary);
     relabel(state_.labels->raw());

@@ -39,6 +39,14 @@ public:
     void setParams(const SamplingParams& params);  // a new seed starts a new request
     void setHistory(std::vector<std::int64_t> prompt_ids, std::vector<std::int64_t> output_ids);
     void loadExample(const Example& example);
+    // One step of a text a model writes (ui/generate/): the model's row for the
+    // text so far, labelled by the model (a loaded vocabulary is set aside), and
+    // a fresh request on the same parameters standing where the text does: the
+    // prompt's known ids, the ids written so far and the draws they consumed.
+    // The arrays are shared, not copied: a step costs no relabelling.
+    void showGenerationStep(std::shared_ptr<const std::vector<double>> row, std::shared_ptr<const TokenLabels> labels,
+                            const QString& source, std::vector<std::int64_t> prompt_ids,
+                            std::vector<std::int64_t> output_ids, std::uint64_t draws);
 
     // A vocabulary labels every row until it is cleared (it overrides the
     // row's own labels where it names the id, as --vocab does in the CLI).

@@ -93,6 +93,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     addView(tokens_, QStringLiteral("Token table"));
     addView(logits_, QStringLiteral("Logits input"));
     addInputViews();
+    addGenerateView();
 
     auto* parameters_scroll = new QScrollArea(this);
     parameters_scroll->setWidget(parameters_);
@@ -187,7 +188,16 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     for (const auto signal : {&Session::logitsChanged, &Session::paramsChanged, &Session::historyChanged, &Session::labelsChanged}) {
         connect(&session_, signal, this, &MainWindow::inputChanged);
     }
-    connect(views_, &QTabWidget::currentChanged, this, [this](int) { refreshShownView(); });
+    connect(views_, &QTabWidget::currentChanged, this, [this](int) {
+        refreshShownView();
+        // Only the stage plots on show are drawn at each trace; the others catch up when shown.
+        if (views_->currentWidget() == pipeline_ && pipeline_stale_ && view_) {
+            pipeline_stale_ = false;
+            pipeline_->showView(view_, selected_);
+        }
+        // Curves are made for the plots on show: the other view's plots may want others.
+        if (activePipelineView()->plotModes() != submitted_modes_) scheduleSampling();
+    });
     tensor_chooser_ = [this](const QString& file, const QStringList& tensors) {
         bool ok = false;
         const int logits_at = static_cast<int>(tensors.indexOf(QStringLiteral("logits")));
@@ -223,6 +233,29 @@ int MainWindow::addInputView(QWidget* view, const QString& title, std::function<
     QScrollArea* page = scrolledPage(view);
     input_views_.push_back(InputView{page, std::move(feed), 0});
     return addView(page, title);
+}
+
+// The Generate tab, first among the tabs: the app opens on it when its model is installed.
+void MainWindow::addGenerateView() {
+    generate_ = new GenerateView(&session_, this);
+    views_->insertTab(0, generate_, QStringLiteral("Generate"));
+    connect(generate_, &GenerateView::errorRaised, this, &MainWindow::showError);
+    connect(generate_, &GenerateView::statusMessage, this, [this](const QString& message) { statusBar()->showMessage(message); });
+    // Its plots have the Pipeline tab's controls: one number of bars, one scale, one view for both.
+    PipelineView* plots = generate_->pipelineView();
+    connect(plots->topNBox(), qOverload<int>(&QSpinBox::valueChanged), pipeline_->topNBox(), &QSpinBox::setValue);
+    connect(pipeline_->topNBox(), qOverload<int>(&QSpinBox::valueChanged), plots->topNBox(), &QSpinBox::setValue);
+    connect(plots->logScaleBox(), &QCheckBox::toggled, pipeline_->logScaleBox(), &QCheckBox::setChecked);
+    connect(pipeline_->logScaleBox(), &QCheckBox::toggled, plots->logScaleBox(), &QCheckBox::setChecked);
+    connect(plots->viewBox(), qOverload<int>(&QComboBox::currentIndexChanged), pipeline_->viewBox(), &QComboBox::setCurrentIndex);
+    connect(pipeline_->viewBox(), qOverload<int>(&QComboBox::currentIndexChanged), plots->viewBox(), &QComboBox::setCurrentIndex);
+    connect(plots, &PipelineView::plotModesChanged, this, &MainWindow::scheduleSampling);
+    connect(plots, &PipelineView::logScaleChanged, this, [this](bool) { redrawSelection(); });
+    connect(plots, &PipelineView::exportPlotRequested, this, &MainWindow::exportPlotDialog);
+}
+
+PipelineView* MainWindow::activePipelineView() const {
+    return views_->currentWidget() == generate_ ? generate_->pipelineView() : pipeline_;
 }
 
 void MainWindow::showView(QWidget* view) {
@@ -474,11 +507,14 @@ void MainWindow::scheduleSampling() {
 
 void MainWindow::submitNow() {
     submit_scheduled_ = false;
-    worker_.submit(SamplingJob{session_.logits(), session_.labels(), session_.request(), pipeline_->topN(), pipeline_->plotModes(), 0});
+    const PipelineView* plots = activePipelineView();
+    submitted_modes_ = plots->plotModes();
+    worker_.submit(SamplingJob{session_.logits(), session_.labels(), session_.request(), plots->topN(), submitted_modes_, 0});
 }
 
 bool MainWindow::isDrawn() const {
-    return !submit_scheduled_ && worker_.idle() && finished_generation_ == worker_.latestGeneration();
+    return !submit_scheduled_ && worker_.idle() && finished_generation_ == worker_.latestGeneration() &&
+           (!generate_ || generate_->idle());
 }
 
 bool MainWindow::waitUntilDrawn(int timeout_ms) {
@@ -497,7 +533,13 @@ void MainWindow::onTrace(std::shared_ptr<const TraceView> view) {
     last_failure_.clear();
     finished_generation_ = view_->generation;
     if (selected_ >= 0 && static_cast<std::size_t>(selected_) >= view_->trace->vocab_size) selected_ = -1;
-    pipeline_->showView(view_, selected_);
+    if (views_->currentWidget() == generate_) {
+        pipeline_stale_ = true;
+    } else {
+        pipeline_->showView(view_, selected_);
+        pipeline_stale_ = false;
+    }
+    generate_->showTrace(view_, selected_);
     path_->showToken(view_, selected_);
     tokens_->setView(view_);
     statistics_->showView(view_);
@@ -535,7 +577,13 @@ void MainWindow::selectToken(std::int32_t id) {
 
 void MainWindow::redrawSelection() {
     // Each plot ranks the selected token in the trace it shows.
-    if (view_) pipeline_->showView(view_, selected_);
+    if (!view_) return;
+    if (views_->currentWidget() == generate_) {
+        pipeline_stale_ = true;
+    } else {
+        pipeline_->showView(view_, selected_);
+    }
+    generate_->showTrace(view_, selected_);
 }
 
 void MainWindow::showError(const QString& message) { banner_->showError(message); }
@@ -694,6 +742,11 @@ std::optional<MirostatStep> MainWindow::pipelineMirostatStep() {
 }
 
 void MainWindow::step() {
+    // On a generation's step, a step writes the token into its text (and asks the model for the next row).
+    if (generate_->attached()) {
+        generate_->step();
+        return;
+    }
     try {
         // Mirostat's mu moves with each step of the pipeline that runs it (llama.cpp's
         // accept): taken before the history grows, kept only when the step succeeds.
@@ -731,6 +784,11 @@ void MainWindow::step() {
 }
 
 void MainWindow::resetRequest() {
+    if (generate_->attached()) {
+        generate_->goToStart();
+        statusBar()->showMessage(QStringLiteral("Back to the step after the prompt; the text stays in the Generate tab's tree."));
+        return;
+    }
     session_.resetRequest();
     QString message = QStringLiteral("Request reset: back to the seed's first draw.");
     if (uses_mirostat(session_.params())) {
@@ -797,6 +855,10 @@ void MainWindow::exportAllPlotsDialog() {
                                                              folders.startPath(QStringLiteral("export_plots")));
     if (folder.isEmpty()) return;
     folders.remember(QStringLiteral("export_plots"), folder);
+    if (pipeline_stale_ && view_) {  // drawn only while its tab is on show
+        pipeline_->showView(view_, selected_);
+        pipeline_stale_ = false;
+    }
     try {
         for (QCustomPlot* plot : pipeline_->allPlots()) {
             for (const char* suffix : {".png", ".pdf"}) {

@@ -21,6 +21,7 @@
 #include "ui/pipelines/empirical_histogram_view.h"
 #include "ui/common/error_banner.h"
 #include "ui/common/examples.h"
+#include "ui/generate/generate_view.h"
 #include "ui/panels/history_panel.h"
 #include "ui/panels/logits_editor.h"
 #include "ui/panels/parameter_panel.h"
@@ -94,6 +95,10 @@ public:
     // "rest" token, labelled as an approximation; a full row exactly), the
     // response's pipeline as Compare pipelines' side A. False and the banner on refusal.
     bool openResponseRow();
+    // The Generate tab: a language model writes text, each step shown through the window's session.
+    GenerateView* generateView() const { return generate_; }
+    // The stage plots on show: the Generate tab's while it is the current tab, else the Pipeline tab's.
+    PipelineView* activePipelineView() const;
     LogitsEditor* logitsEditor() const { return logits_; }
     ErrorBanner* errorBanner() const { return banner_; }
     // The engine's message when the latest sampling run was refused (shown in
@@ -162,6 +167,7 @@ private:
     QScrollArea* scrolledPage(QWidget* view);
     void buildMenus();
     void addInputViews();
+    void addGenerateView();
     void inputChanged();
     void refreshShownView();
     void showLabelWarningsOrHideBanner();
@@ -202,6 +208,9 @@ private:
     CompareView* batch_compare_ = nullptr;
     QWidget* verify_ = nullptr;
     ResponseView* responses_ = nullptr;
+    GenerateView* generate_ = nullptr;
+    bool pipeline_stale_ = false;  // the Pipeline tab's plots lag the newest trace (drawn when shown)
+    std::vector<std::optional<PlotMode>> submitted_modes_;  // the plot views the newest request made curves for
 
     struct InputView {
         QWidget* widget;
