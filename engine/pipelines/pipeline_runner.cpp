@@ -256,6 +256,29 @@ std::optional<EngineF32> engine_f32(const Pipeline& pipeline, const PipelineInpu
     return f32;
 }
 
+// (1 - p) q_without + p q_with over the union of the two kept sets, ascending.
+void mix_xtc(double p, const IdList& kept_without, const Values& probs_without, const IdList& kept_with,
+             const Values& probs_with, IdList& ids, Values& probs) {
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < kept_without.size() || j < kept_with.size()) {
+        const bool take_without = j == kept_with.size() || (i < kept_without.size() && kept_without[i] <= kept_with[j]);
+        const bool take_with = i == kept_without.size() || (j < kept_with.size() && kept_with[j] <= kept_without[i]);
+        double q = 0.0;
+        std::int32_t id = 0;
+        if (take_without) {
+            id = kept_without[i];
+            q += (1.0 - p) * probs_without[i++];
+        }
+        if (take_with) {
+            id = kept_with[j];
+            q += p * probs_with[j++];
+        }
+        ids.push_back(id);
+        probs.push_back(q);
+    }
+}
+
 // Where an XTC step's coin could change the kept set: the final
 // distribution with and without the exclusion (the step run again with a coin
 // that fires and one that does not) and their mixture.
@@ -279,25 +302,7 @@ std::optional<XtcMixture> xtc_mixture(const Pipeline& pipeline, const PipelineIn
     };
     branch(0.0, m.kept_with, m.probs_with);        // 0 < p: fires
     branch(1.0, m.kept_without, m.probs_without);  // 1 >= p: does not
-    const double p = m.probability;
-    std::size_t i = 0;
-    std::size_t j = 0;
-    while (i < m.kept_without.size() || j < m.kept_with.size()) {
-        const bool take_without = j == m.kept_with.size() || (i < m.kept_without.size() && m.kept_without[i] <= m.kept_with[j]);
-        const bool take_with = i == m.kept_without.size() || (j < m.kept_with.size() && m.kept_with[j] <= m.kept_without[i]);
-        double q = 0.0;
-        std::int32_t id = 0;
-        if (take_without) {
-            id = m.kept_without[i];
-            q += (1.0 - p) * m.probs_without[i++];
-        }
-        if (take_with) {
-            id = m.kept_with[j];
-            q += p * m.probs_with[j++];
-        }
-        m.ids.push_back(id);
-        m.probs.push_back(q);
-    }
+    mix_xtc(m.probability, m.kept_without, m.probs_without, m.kept_with, m.probs_with, m.ids, m.probs);
     return m;
 }
 
