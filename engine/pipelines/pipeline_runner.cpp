@@ -356,6 +356,42 @@ SampleResult sample_pipeline(const Pipeline& pipeline, const PipelineInput& inpu
     return result;
 }
 
+ExactDistribution exact_distribution(const Pipeline& pipeline, const PipelineInput& input,
+                                     const HistoryCounts* history) {
+    std::optional<HistoryCounts> counted;
+    if (!history) {
+        check_logits(input.logits);
+        validate(input.params);
+        check_pipeline(pipeline);
+        history = &counted.emplace(count_history(input.prompt_ids, input.output_ids, input.logits.size()));
+    }
+    // The draw's uniform is not wanted: a scratch stream takes it.
+    const auto run = [&](double coin, IdList& ids, Values& probs) {
+        PipelineInput forced = input;
+        forced.xtc_coin = coin;
+        Runner runner(pipeline, forced, nullptr, history);
+        Pcg32 scratch = stream(0, kSampleLabel);
+        const bool greedy = !runner.run(scratch).u;
+        ids = runner.final_kept();
+        probs = runner.final_probs();
+        return greedy;
+    };
+    ExactDistribution out;
+    out.greedy = run(1.0, out.ids, out.probs);  // a coin of 1 never fires
+    const PipelineStep* xtc = pipeline.find_step(Stage::Xtc);
+    if (out.greedy || !xtc || !xtc->enabled || !(input.params.xtc_probability > 0.0)) return out;
+    IdList with_ids;
+    Values with_probs;
+    run(0.0, with_ids, with_probs);
+    if (with_ids == out.ids) return out;  // nothing to remove: the coin changes nothing
+    IdList ids;
+    Values probs;
+    mix_xtc(input.params.xtc_probability, out.ids, out.probs, with_ids, with_probs, ids, probs);
+    out.ids = std::move(ids);
+    out.probs = std::move(probs);
+    return out;
+}
+
 PipelineTrace trace_pipeline_once(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t skip_draws) {
     const std::uint64_t seed = input.params.seed.value_or(choose_seed());
     Pcg32 rng = stream_after(seed, skip_draws);
