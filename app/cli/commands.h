@@ -20,5 +20,7 @@ Command add_batch_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_verify_command(CLI::App& app);
 Command add_generate_command(CLI::App& app);
+Command add_speculate_command(CLI::App& app);
+Command add_beam_command(CLI::App& app);
 
 }  // namespace samplescope::cli
