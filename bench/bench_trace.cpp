@@ -16,12 +16,16 @@
 #include <string>
 
 #include "bench/python_baseline.h"
+#include "bench/yardstick.h"
 #include "engine/core/synthetic_logits.h"
 #include "engine/pipelines/pipeline_presets.h"
 #include "engine/pipelines/pipeline_runner.h"
 #include "engine/pipelines/sampler.h"
 
 using namespace samplescope;
+using bench::exp_pass_once;
+using bench::RatioReporter;
+using bench::with_yardstick;
 
 namespace {
 
@@ -72,45 +76,9 @@ const Workload& workload(Row row = Row::Realistic) {
     return rows.at(row);
 }
 
-// The yardstick: M, then sum exp(l - M) in ascending id order, in f64.
-double exp_pass_once(const std::vector<double>& logits) {
-    double m = -HUGE_VAL;
-    for (const double l : logits) m = l > m ? l : m;
-    double z = 0.0;
-    for (const double l : logits) z += std::exp(l - m);
-    return z;
-}
-
 void exp_pass(benchmark::State& state, Row row) {
     const auto& logits = workload(row).logits;
     for (auto _ : state) benchmark::DoNotOptimize(exp_pass_once(logits));
-}
-
-double thread_cpu_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-// Runs `body` as the benchmark and, between its iterations (outside the timed
-// part), the yardstick on the same row; the counter "x_exp" is the body's CPU
-// time over the yardstick's, both summed over the same stretch of the run, so
-// a machine whose speed drifts (a shared one) still gives a steady ratio.
-template <class Body>
-void with_yardstick(benchmark::State& state, const std::vector<double>& row, Body body) {
-    double body_seconds = 0.0;
-    double yardstick_seconds = 0.0;
-    for (auto _ : state) {
-        state.PauseTiming();
-        const double t0 = thread_cpu_seconds();
-        benchmark::DoNotOptimize(exp_pass_once(row));
-        yardstick_seconds += thread_cpu_seconds() - t0;
-        state.ResumeTiming();
-        const double t1 = thread_cpu_seconds();
-        body();
-        body_seconds += thread_cpu_seconds() - t1;
-    }
-    if (yardstick_seconds > 0.0) state.counters["x_exp"] = body_seconds / yardstick_seconds;
 }
 
 void run(benchmark::State& state, const SamplingParams& params, bool traced, Row row = Row::Realistic) {
@@ -189,34 +157,9 @@ BENCHMARK(BM_Preset_LlamaCpp_EveryStage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ExpPass_1M)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FullTrace_EveryStage_1M)->Unit(benchmark::kMillisecond);
 
-// Prints every benchmark as usual and keeps its CPU time per iteration and
-// its interleaved ratio to the yardstick, for the table printed after the run.
-class RatioReporter : public benchmark::ConsoleReporter {
-public:
-    void ReportRuns(const std::vector<Run>& runs) override {
-        ConsoleReporter::ReportRuns(runs);
-        for (const auto& run : runs) {
-            if (run.iterations == 0) continue;
-            cpu_ms[run.benchmark_name()] = run.GetAdjustedCPUTime();
-            const auto ratio = run.counters.find("x_exp");
-            if (ratio != run.counters.end()) x_exp[run.benchmark_name()] = ratio->second.value;
-        }
-    }
-    std::map<std::string, double> cpu_ms;
-    std::map<std::string, double> x_exp;
-};
-
 void print_ratios(const RatioReporter& reporter) {
-    std::cout << "\n== ratio to one f64 exp pass over the same row (CPU time; the yardstick run between the\n"
-                 "   case's own iterations, so both see the machine in the same state)\n";
-    for (const auto& [name, ms] : reporter.cpu_ms) {
-        const auto ratio = reporter.x_exp.find(name);
-        if (ratio != reporter.x_exp.end()) std::printf("%-40s %8.3f ms  %6.2fx\n", name.c_str(), ms, ratio->second);
-    }
-    const auto x = [&](const char* name) {
-        const auto it = reporter.x_exp.find(name);
-        return it == reporter.x_exp.end() ? 0.0 : it->second;
-    };
+    reporter.print_table();
+    const auto x = [&](const char* name) { return reporter.ratio(name); };
     // Each ratio is over the yardstick of its own row, so these compare like with like.
     if (x("BM_FullTrace_BroadTopP") > 0.0 && x("BM_FullTrace_TopPOnly") > 0.0) {
         std::printf("broad row (p 0.9 keeps 100,336) over the peaked row, top-p only: %.2fx\n",
