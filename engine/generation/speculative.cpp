@@ -6,6 +6,7 @@
 #include "engine/base/input_error.h"
 #include "engine/base/number_text.h"
 #include "engine/core/inverse_cdf.h"
+#include "engine/core/token_history.h"
 #include "engine/generation/generation.h"
 
 namespace samplescope {
@@ -29,6 +30,11 @@ namespace {
 // Walks the union of two rows' kept sets in ascending id order: f(id, p, q).
 template <class F>
 void for_union(const SpecRow& p, const SpecRow& q, F f) {
+    if (p.ids == q.ids) {
+        // One kept set (no truncation, the common case at full V): no merge.
+        for (std::size_t i = 0; i < p.ids.size(); ++i) f(p.ids[i], p.probs[i], q.probs[i]);
+        return;
+    }
     std::size_t i = 0;
     std::size_t j = 0;
     while (i < p.ids.size() || j < q.ids.size()) {
@@ -355,7 +361,7 @@ void check_same_vocabulary(const LanguageModel& target, const LanguageModel& dra
     }
     const auto& a = target.labels();
     const auto& b = draft.labels();
-    if (a.empty() || b.empty()) return;
+    if (&a == &b || a.empty() || b.empty()) return;  // one model's data shared (NgramModel::restricted)
     for (std::size_t i = 0; i < a.size(); ++i) {
         if (a[i] != b[i]) {
             throw InputError("draft", "token " + std::to_string(i) + " is \"" + a[i] + "\" in the target and \"" +
@@ -417,7 +423,10 @@ SpecRow Speculation::row_at(const LanguageModel& model, std::span<const std::int
                             std::vector<double>& scratch) const {
     model.next_logits({context, prompt_.size()}, scratch);
     const PipelineInput input{scratch, params_, prompt_ids_, context.subspan(prompt_.size())};
-    return exact_distribution(pipeline_, input);
+    // Counted here, the ids being known good (the prompt's checked, the rest
+    // the models'), so the runner checks the row once rather than twice.
+    const HistoryCounts history = count_history(input.prompt_ids, input.output_ids, scratch.size());
+    return exact_distribution(pipeline_, input, &history);
 }
 
 SpeculativeRound Speculation::round() {

@@ -34,6 +34,9 @@ public:
     }
     bool any_tie() const { return any_tie_; }
     const std::optional<MirostatStep>& mirostat() const { return mirostat_; }
+    // The token's logprob costs a softmax over all V of the penalised row; a
+    // caller that wants only the distribution skips it (the result's is 0).
+    void skip_logprob() { logprob_ = false; }
 
     SampleResult run(Pcg32& rng) {
         record(Stage::Widen, true, StepReport{}, StageTrace{});
@@ -83,7 +86,7 @@ private:
         if (greedy >= 0 && !row_.draw_after_greedy) {
             // The final stages repeat the greedy set, inactive.
             result.token = greedy;
-            result.logprob = row_.contract_logprob(greedy);
+            result.logprob = logprob_ ? row_.contract_logprob(greedy) : 0.0;
             result.kept_count = 1;
             if (out_) {
                 StageTrace shown;
@@ -106,7 +109,7 @@ private:
         Values cumulative;
         bool fell_back = false;
         result.token = inverse_cdf_draw(row_.kept(), row_.kept_probs(), u, out_ ? &cumulative : nullptr, fell_back);
-        result.logprob = row_.contract_logprob(result.token);
+        result.logprob = logprob_ ? row_.contract_logprob(result.token) : 0.0;
         result.u = u;
         result.kept_count = row_.kept().size();
         if (row_.mirostat_ran) {
@@ -186,6 +189,7 @@ private:
     RowState row_;
     bool mirostat_chain_ = mirostat_chain(pipeline_, row_.params);
     bool any_tie_ = false;
+    bool logprob_ = true;
     std::optional<MirostatStep> mirostat_;
 };
 
@@ -370,6 +374,7 @@ ExactDistribution exact_distribution(const Pipeline& pipeline, const PipelineInp
         PipelineInput forced = input;
         forced.xtc_coin = coin;
         Runner runner(pipeline, forced, nullptr, history);
+        runner.skip_logprob();
         Pcg32 scratch = stream(0, kSampleLabel);
         const bool greedy = !runner.run(scratch).u;
         ids = runner.final_kept();
