@@ -46,22 +46,23 @@ std::string_view candidate_fate_name(CandidateFate fate) {
 
 namespace {
 
-// The `m` best finite entries of `scores` by (score desc, id asc), best first.
+// The `m` best finite entries of `scores` by (score desc, id asc), best
+// first, in one pass: an entry is looked at only when it beats the m-th kept
+// so far (m = 2w is small; a full sort or nth_element over V costs more).
 std::vector<std::int32_t> best_ids(const std::vector<double>& scores, std::size_t m) {
-    std::vector<std::int32_t> ids;
-    ids.reserve(scores.size());
-    for (std::size_t i = 0; i < scores.size(); ++i) {
-        if (scores[i] > -HUGE_VAL) ids.push_back(static_cast<std::int32_t>(i));
-    }
+    std::vector<std::int32_t> best;
+    best.reserve(m + 1);
     const auto before = [&](std::int32_t a, std::int32_t b) {
         return ranks_before(scores[static_cast<std::size_t>(a)], a, scores[static_cast<std::size_t>(b)], b);
     };
-    if (ids.size() > m) {
-        std::nth_element(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(m), ids.end(), before);
-        ids.resize(m);
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+        const auto id = static_cast<std::int32_t>(i);
+        if (!(scores[i] > -HUGE_VAL)) continue;
+        if (best.size() == m && !before(id, best.back())) continue;
+        best.insert(std::upper_bound(best.begin(), best.end(), id, before), id);
+        if (best.size() > m) best.pop_back();
     }
-    std::sort(ids.begin(), ids.end(), before);
-    return ids;
+    return best;
 }
 
 // Sorts hypotheses by score, best first, equal scores keeping their order.
@@ -131,7 +132,9 @@ void BeamSearch::scores_for(const Beam& beam, std::vector<double>& scores) {
     check_logits(row_);
     const auto sums = row_softmax_sums(row_.data(), static_cast<std::int64_t>(row_.size()));
     scores.resize(row_.size());
-    for (std::size_t i = 0; i < row_.size(); ++i) scores[i] = log_softmax_at(row_[i], sums.max_logit, sums.partition);
+    // log_softmax_at's arithmetic, (l - M) - log Z, with log Z taken once rather than per id.
+    const double log_partition = std::log(sums.partition);
+    for (std::size_t i = 0; i < row_.size(); ++i) scores[i] = (row_[i] - sums.max_logit) - log_partition;
     if (options_.repetition_penalty != 1.0) {
         std::vector<std::int64_t> seen = prompt_ids_;
         seen.insert(seen.end(), beam.tokens.begin(), beam.tokens.end());
