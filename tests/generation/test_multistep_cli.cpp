@@ -122,7 +122,8 @@ private slots:
             const Run run = cli(speculate({"--prompt", "a", "--k", "2", "--steps", "9", "--seed", "4", "--ignore-eos",
                                            "--rules", rules}));
             QCOMPARE(run.code, 0);
-            for (const auto& round : parsed(run)["rounds"]) {
+            const auto json = parsed(run);
+            for (const auto& round : json["rounds"]) {
                 const auto k = round["k"].get<std::uint64_t>();
                 QCOMPARE(round["draws_after"].get<std::uint64_t>() - round["draws_before"].get<std::uint64_t>(),
                          2 * k + (k > 0 ? static_cast<std::uint64_t>(extra) : 1));
@@ -150,8 +151,9 @@ private slots:
         const Run run = cli({"speculate", "--model", "rows", "--logits", target, "--draft", "rows", "--draft-logits",
                              draft, "--k", "3", "--steps", "8", "--seed", "3"});
         QCOMPARE(run.code, 0);
-        QCOMPARE(parsed(run)["tokens_generated"].get<int>(), 8);
-        QVERIFY(parsed(run)["draft"].get<std::string>().find("spec-draft.npy") != std::string::npos);
+        const auto json = parsed(run);
+        QCOMPARE(json["tokens_generated"].get<int>(), 8);
+        QVERIFY(json["draft"].get<std::string>().find("spec-draft.npy") != std::string::npos);
     }
 
     void beamJson() {
