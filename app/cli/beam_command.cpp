@@ -48,7 +48,7 @@ Command add_beam_command(CLI::App& app) {
         ->check(non_empty_value());
     command->add_flag("--ignore-eos", *ignore_eos, "The end of text (</s>) continues like any token");
     command->footer(
-        "JSON: model, prompt, rules (each aspect with its source), width, step_limit, length_penalty, "
+        "JSON: model, prompt, beam_rules (each aspect with its source), width, step_limit, length_penalty, "
         "early_stopping, steps (per step: the beams extended, the candidates with the beam each extends, the "
         "token's score, the summed and the length-penalised score, rank, whether it ends a hypothesis and its "
         "fate: kept, finished, not_finished or pruned; the kept beams; the finished hypotheses; stop_reason), "
