@@ -184,10 +184,7 @@ BENCHMARK(BM_Dry_200k_NoRepeats)->Unit(benchmark::kMillisecond);
 
 void print_ratios(const RatioReporter& reporter) {
     reporter.print_table();
-    const auto x = [&](const char* name) {
-        const auto it = reporter.x_exp.find(name);
-        return it == reporter.x_exp.end() ? 0.0 : it->second;
-    };
+    const auto x = [&](const char* name) { return reporter.ratio(name); };
     // Each ratio is over the yardstick of its own row, so these compare like with like.
     if (x("BM_FullTrace_BroadTopP") > 0.0 && x("BM_FullTrace_TopPOnly") > 0.0) {
         std::printf("broad row (p 0.9 keeps 100,336) over the peaked row, top-p only: %.2fx\n",

@@ -21,5 +21,7 @@ Command add_compare_command(CLI::App& app);
 Command add_verify_command(CLI::App& app);
 Command add_generate_command(CLI::App& app);
 Command add_explain_command(CLI::App& app);
+Command add_speculate_command(CLI::App& app);
+Command add_beam_command(CLI::App& app);
 
 }  // namespace samplescope::cli

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
         samplescope::cli::add_verify_command(app),
         samplescope::cli::add_generate_command(app),
         samplescope::cli::add_explain_command(app),
+        samplescope::cli::add_speculate_command(app),
+        samplescope::cli::add_beam_command(app),
     };
 
     try {

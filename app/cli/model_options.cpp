@@ -25,6 +25,18 @@ void add_model_options(CLI::App& app, ModelOptions& options) {
         ->check(non_empty_value());
 }
 
+void add_model_file_options(CLI::App& app, RequestOptions& options) {
+    app.add_option("--logits", options.logits_file, "The rows model's recorded [T, V] logits file (--model rows)")
+        ->check(non_empty_value());
+    app.add_option("--vocab", options.vocab_file, "The rows model's vocabulary (tokenizer.json, vocab.json, vocab.txt, .gguf)")
+        ->check(non_empty_value());
+    app.add_option("--tensor", options.tensor, "The .safetensors tensor of the rows model")->check(non_empty_value());
+    app.add_option("--row", options.row, "The batch row of a [B, T, V] rows file (default 0)")->check(non_empty_value());
+    app.add_option("--prompt-ids", options.prompt_ids, "The prompt as ids, e.g. \"1,2,2\"");
+    app.add_option("--max-memory", options.max_memory, "Memory the whole run may use, e.g. 4G or 512M")
+        ->check(non_empty_value());
+}
+
 std::shared_ptr<const LanguageModel> load_named_model(const std::string& kind, const std::string& path,
                                                       const RequestOptions& request, std::uint64_t memory_budget,
                                                       const std::string& flag, std::vector<std::string>& warnings) {

@@ -24,6 +24,10 @@ struct ModelOptions {
 
 void add_model_options(CLI::App& app, ModelOptions& options);
 
+// For a command without the sampling flags (beam): --logits, --vocab,
+// --tensor and --row naming a rows model's file, --prompt-ids and --max-memory.
+void add_model_file_options(CLI::App& app, RequestOptions& options);
+
 struct ModelInput {
     std::shared_ptr<const LanguageModel> model;
     std::vector<PromptWord> prompt;

@@ -34,6 +34,9 @@ public:
     }
     bool any_tie() const { return any_tie_; }
     const std::optional<MirostatStep>& mirostat() const { return mirostat_; }
+    // The token's logprob costs a softmax over all V of the penalised row; a
+    // caller that wants only the distribution skips it (the result's is 0).
+    void skip_logprob() { logprob_ = false; }
 
     SampleResult run(Pcg32& rng) {
         record(Stage::Widen, true, StepReport{}, StageTrace{});
@@ -83,7 +86,7 @@ private:
         if (greedy >= 0 && !row_.draw_after_greedy) {
             // The final stages repeat the greedy set, inactive.
             result.token = greedy;
-            result.logprob = row_.contract_logprob(greedy);
+            result.logprob = logprob_ ? row_.contract_logprob(greedy) : 0.0;
             result.kept_count = 1;
             if (out_) {
                 StageTrace shown;
@@ -106,7 +109,7 @@ private:
         Values cumulative;
         bool fell_back = false;
         result.token = inverse_cdf_draw(row_.kept(), row_.kept_probs(), u, out_ ? &cumulative : nullptr, fell_back);
-        result.logprob = row_.contract_logprob(result.token);
+        result.logprob = logprob_ ? row_.contract_logprob(result.token) : 0.0;
         result.u = u;
         result.kept_count = row_.kept().size();
         if (row_.mirostat_ran) {
@@ -186,6 +189,7 @@ private:
     RowState row_;
     bool mirostat_chain_ = mirostat_chain(pipeline_, row_.params);
     bool any_tie_ = false;
+    bool logprob_ = true;
     std::optional<MirostatStep> mirostat_;
 };
 
@@ -277,6 +281,29 @@ std::optional<EngineF32> engine_f32(const Pipeline& pipeline, const PipelineInpu
     return f32;
 }
 
+// (1 - p) q_without + p q_with over the union of the two kept sets, ascending.
+void mix_xtc(double p, const IdList& kept_without, const Values& probs_without, const IdList& kept_with,
+             const Values& probs_with, IdList& ids, Values& probs) {
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < kept_without.size() || j < kept_with.size()) {
+        const bool take_without = j == kept_with.size() || (i < kept_without.size() && kept_without[i] <= kept_with[j]);
+        const bool take_with = i == kept_without.size() || (j < kept_with.size() && kept_with[j] <= kept_without[i]);
+        double q = 0.0;
+        std::int32_t id = 0;
+        if (take_without) {
+            id = kept_without[i];
+            q += (1.0 - p) * probs_without[i++];
+        }
+        if (take_with) {
+            id = kept_with[j];
+            q += p * probs_with[j++];
+        }
+        ids.push_back(id);
+        probs.push_back(q);
+    }
+}
+
 // Where an XTC step's coin could change the kept set: the final
 // distribution with and without the exclusion (the step run again with a coin
 // that fires and one that does not) and their mixture.
@@ -300,25 +327,7 @@ std::optional<XtcMixture> xtc_mixture(const Pipeline& pipeline, const PipelineIn
     };
     branch(0.0, m.kept_with, m.probs_with);        // 0 < p: fires
     branch(1.0, m.kept_without, m.probs_without);  // 1 >= p: does not
-    const double p = m.probability;
-    std::size_t i = 0;
-    std::size_t j = 0;
-    while (i < m.kept_without.size() || j < m.kept_with.size()) {
-        const bool take_without = j == m.kept_with.size() || (i < m.kept_without.size() && m.kept_without[i] <= m.kept_with[j]);
-        const bool take_with = i == m.kept_without.size() || (j < m.kept_with.size() && m.kept_with[j] <= m.kept_without[i]);
-        double q = 0.0;
-        std::int32_t id = 0;
-        if (take_without) {
-            id = m.kept_without[i];
-            q += (1.0 - p) * m.probs_without[i++];
-        }
-        if (take_with) {
-            id = m.kept_with[j];
-            q += p * m.probs_with[j++];
-        }
-        m.ids.push_back(id);
-        m.probs.push_back(q);
-    }
+    mix_xtc(m.probability, m.kept_without, m.probs_without, m.kept_with, m.probs_with, m.ids, m.probs);
     return m;
 }
 
@@ -370,6 +379,43 @@ SampleResult sample_pipeline(const Pipeline& pipeline, const PipelineInput& inpu
     const SampleResult result = Runner(pipeline, input, nullptr, history).run(local);
     rng = local;
     return result;
+}
+
+ExactDistribution exact_distribution(const Pipeline& pipeline, const PipelineInput& input,
+                                     const HistoryCounts* history) {
+    std::optional<HistoryCounts> counted;
+    if (!history) {
+        check_logits(input.logits);
+        validate(input.params);
+        check_pipeline(pipeline);
+        history = &counted.emplace(count_history(input.prompt_ids, input.output_ids, input.logits.size()));
+    }
+    // The draw's uniform is not wanted: a scratch stream takes it.
+    const auto run = [&](double coin, IdList& ids, Values& probs) {
+        PipelineInput forced = input;
+        forced.xtc_coin = coin;
+        Runner runner(pipeline, forced, nullptr, history);
+        runner.skip_logprob();
+        Pcg32 scratch = stream(0, kSampleLabel);
+        const bool greedy = !runner.run(scratch).u;
+        ids = runner.final_kept();
+        probs = runner.final_probs();
+        return greedy;
+    };
+    ExactDistribution out;
+    out.greedy = run(1.0, out.ids, out.probs);  // a coin of 1 never fires
+    const PipelineStep* xtc = pipeline.find_step(Stage::Xtc);
+    if (out.greedy || !xtc || !xtc->enabled || !(input.params.xtc_probability > 0.0)) return out;
+    IdList with_ids;
+    Values with_probs;
+    run(0.0, with_ids, with_probs);
+    if (with_ids == out.ids) return out;  // nothing to remove: the coin changes nothing
+    IdList ids;
+    Values probs;
+    mix_xtc(input.params.xtc_probability, out.ids, out.probs, with_ids, with_probs, ids, probs);
+    out.ids = std::move(ids);
+    out.probs = std::move(probs);
+    return out;
 }
 
 PipelineTrace trace_pipeline_once(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t skip_draws) {

@@ -22,6 +22,20 @@ PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& input,
 SampleResult sample_pipeline(const Pipeline& pipeline, const PipelineInput& input, Pcg32& rng,
                              const HistoryCounts* history = nullptr);
 
+// The distribution one step of `pipeline` draws from, without drawing: the
+// final kept set and q, or with an XTC coin that could change the kept set
+// the mixture of its two outcomes (equal to PipelineTrace::exact_ids and
+// exact_probs of the traced step, bit for bit). `greedy`: the step takes no
+// uniform (ids is then the greedy token alone). The lean path: no trace, no
+// float32 rerun. Throws InputError as run_pipeline does.
+struct ExactDistribution {
+    IdList ids;    // ascending
+    Values probs;  // aligned with ids
+    bool greedy = false;
+};
+ExactDistribution exact_distribution(const Pipeline& pipeline, const PipelineInput& input,
+                                     const HistoryCounts* history = nullptr);
+
 // One step of a fresh request: the seed from the params (chosen when absent),
 // `skip_draws` uniforms discarded first.
 PipelineTrace trace_pipeline_once(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t skip_draws = 0);
