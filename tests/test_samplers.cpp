@@ -116,6 +116,12 @@ private slots:
         const PipelineTrace spec = run(preset_pipeline("spec"), {-0.5, 0.0}, params, {0});
         QCOMPARE(spec.ignored_params, (std::vector<std::string>{"logit_bias"}));
         QVERIFY(!spec.trace.find_stage(Stage::LogitBias));
+        // With a parameter of the table ignored too: the table's first, then
+        // the lists, in the order `params` prints them.
+        params.typical_p = 0.5;
+        params.dry_sequence_breakers = parse_dry_sequence_breakers("1");
+        QCOMPARE(run(preset_pipeline("spec"), {-0.5, 0.0}, params, {0}).ignored_params,
+                 (std::vector<std::string>{"typical_p", "logit_bias", "dry_sequence_breakers"}));
     }
 
     void logitBiasRefusals() {

@@ -169,13 +169,13 @@ bool uses_dry(const SamplingParams& params) { return gate_dry(params.dry_multipl
 bool uses_mirostat(const SamplingParams& params) { return gate_mirostat(params.mirostat); }
 
 std::optional<std::string_view> extra_sampler_on(const SamplingParams& params) {
-    if (uses_logit_bias(params)) return "logit_bias";
     if (uses_typical_p(params)) return "typical_p";
     if (uses_top_n_sigma(params)) return "top_n_sigma";
     if (uses_dynatemp(params)) return "dynatemp_range";
     if (uses_xtc(params)) return "xtc_probability";
     if (uses_dry(params)) return "dry_multiplier";
     if (uses_mirostat(params)) return "mirostat";
+    if (uses_logit_bias(params)) return "logit_bias";
     return std::nullopt;
 }
 

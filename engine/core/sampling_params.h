@@ -189,8 +189,8 @@ bool uses_xtc(const SamplingParams& params);
 bool uses_dry(const SamplingParams& params);
 bool uses_mirostat(const SamplingParams& params);
 // The first of llama.cpp's extra samplers (the parameters after
-// kContractParamCount, and the two lists) that `params` switches on, as its
-// key; nothing when only the contract's stages are on.
+// kContractParamCount in table order, then the logit bias) that `params`
+// switches on, as its key; nothing when only the contract's stages are on.
 std::optional<std::string_view> extra_sampler_on(const SamplingParams& params);
 
 // The logit bias as typed: "id:bias,id:bias" (white space around items

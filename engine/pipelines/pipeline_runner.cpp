@@ -134,7 +134,7 @@ private:
     }
 
     // The parameters set away from their default that no enabled step of this
-    // pipeline reads, in the parameter table's order.
+    // pipeline reads: the table's in its order, then the lists.
     std::vector<std::string> ignored_params() const {
         std::vector<std::string> ignored;
         // A step counts when it is enabled and, in llama.cpp's mirostat chain, one of that chain's.
@@ -146,7 +146,6 @@ private:
             for (const auto& step : pipeline_.steps) read = read || (runs(step) && step.stage == stage);
             return read;
         };
-        if (uses_logit_bias(row_.params) && !list_read(Stage::LogitBias)) ignored.emplace_back("logit_bias");
         for (const auto& info : kParams) {
             if (param_value(row_.params, info.param) == info.default_value) continue;
             bool read = false;
@@ -164,6 +163,8 @@ private:
             }
             if (!read) ignored.emplace_back(info.key);
         }
+        // The lists after the table, as `params` prints them.
+        if (uses_logit_bias(row_.params) && !list_read(Stage::LogitBias)) ignored.emplace_back("logit_bias");
         if (!row_.params.dry_sequence_breakers.empty() && !list_read(Stage::Dry)) {
             ignored.emplace_back("dry_sequence_breakers");
         }
