@@ -145,4 +145,10 @@ void check_draw_counter(std::uint64_t skip, std::uint64_t draws, const std::stri
     }
 }
 
+std::string format_count(std::uint64_t count) {
+    std::string digits = std::to_string(count);
+    for (std::size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, 1, ',');
+    return digits;
+}
+
 }  // namespace samplescope

@@ -147,7 +147,7 @@ private:
             return read;
         };
         for (const auto& info : kParams) {
-            if (param_value(row_.params, info.param) == info.default_value) continue;
+            if (param_is_default(row_.params, info.param)) continue;
             bool read = false;
             for (const auto& step : pipeline_.steps) {
                 if (!runs(step)) continue;
@@ -163,10 +163,9 @@ private:
             }
             if (!read) ignored.emplace_back(info.key);
         }
-        // The lists after the table, as `params` prints them.
-        if (uses_logit_bias(row_.params) && !list_read(Stage::LogitBias)) ignored.emplace_back("logit_bias");
-        if (!row_.params.dry_sequence_breakers.empty() && !list_read(Stage::Dry)) {
-            ignored.emplace_back("dry_sequence_breakers");
+        // The lists after the table, as `params` prints them: each is read by its own stage's step.
+        for (const auto& list : kListParams) {
+            if (list.set(row_.params) && !list_read(list_param_stage(list))) ignored.emplace_back(list.key);
         }
         return ignored;
     }
@@ -209,7 +208,7 @@ std::optional<EngineF32> engine_f32(const Pipeline& pipeline, const PipelineInpu
     PipelineInput rounded = input;
     rounded.logits = logits;
     for (const auto& info : kParams) {
-        if (!info.integer) {
+        if (!info.integer()) {
             set_param(rounded.params, info.param, in_arithmetic(Arithmetic::F32, param_value(input.params, info.param)));
         }
     }
