@@ -114,7 +114,7 @@ private slots:
 
     void engineDefaultsAreOfferedNotApplied() {
         const QStringList base{"trace", "--pipeline", "llamacpp", "--values", "1,2,3", "--seed", "1"};
-        QCOMPARE(parse(cli(base).out)["params"]["top_k"].get<int>(), 0);
+        QVERIFY(!parse(cli(base).out)["params"].contains("top_k"));  // at its default: not printed
         const auto with_defaults = parse(cli(base + QStringList{"--engine-defaults"}).out)["params"];
         QCOMPARE(with_defaults["top_k"].get<int>(), 40);
         QCOMPARE(with_defaults["temperature"].get<double>(), 0.8);

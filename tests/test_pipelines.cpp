@@ -138,7 +138,7 @@ private slots:
             QCOMPARE(final_logits[0], logits.first);
             QCOMPARE(final_logits[1], logits.second);
         }
-        QCOMPARE(run_example("hf", e).ignored_params, (std::vector<std::string>{"presence_penalty"}));
+        QCOMPARE(run_example("hf", e).trace.ignored_params, (std::vector<std::string>{"presence_penalty"}));
     }
 
     // F: a prompt-only token. "Penalised by vLLM and HF, and by llama.cpp if it is within the last 64 tokens.
@@ -480,7 +480,7 @@ private slots:
         }
         const auto t = run(disabled, {1, 2, 3}, with({{Param::TopP, 0.5}}));
         QCOMPARE(t.trace.final_kept(), (IdList{0, 1, 2}));
-        QCOMPARE(t.ignored_params, (std::vector<std::string>{"top_p"}));
+        QCOMPARE(t.trace.ignored_params, (std::vector<std::string>{"top_p"}));
     }
 
     void engineDefaults() {

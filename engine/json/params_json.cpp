@@ -124,15 +124,20 @@ std::vector<RowRequest> load_row_requests_file(const std::string& path, std::siz
 }
 
 nlohmann::ordered_json params_to_json(const SamplingParams& params) {
-    nlohmann::ordered_json out;
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
     for (const auto& info : kParams) {
+        // Only what differs from the table's default: a parameter added to
+        // the table leaves every record made without it as it was.
+        if (param_is_default(params, info.param)) continue;
         if (info.integer()) {
             out[std::string(info.key)] = static_cast<std::int64_t>(param_value(params, info.param));
         } else {
             out[std::string(info.key)] = param_value(params, info.param);
         }
     }
-    for (const auto& list : kListParams) out[std::string(list.key)] = list.text(params);
+    for (const auto& list : kListParams) {
+        if (list.set(params)) out[std::string(list.key)] = list.text(params);
+    }
     out["seed"] = params.seed ? nlohmann::ordered_json(std::to_string(*params.seed)) : nlohmann::ordered_json(nullptr);
     return out;
 }

@@ -15,6 +15,8 @@ struct TraceJsonOptions {
     // a writer that builds each stage's object (trace_stage_to_json) only as it
     // writes it (write_json_streamed in engine/json/json_stream.h).
     bool stages = true;
+    // false: no "ignored_params" (a preset's trace writes it after keys of its own).
+    bool ignored_params = true;
 };
 
 nlohmann::ordered_json trace_to_json(const SampleTrace& trace, const TraceJsonOptions& options = {});

@@ -65,7 +65,7 @@ public:
             record(step.stage, active, std::move(report), std::move(shown));
         }
         SampleResult result = finish(rng);
-        if (out_) out_->ignored_params = ignored_params();
+        if (out_) out_->trace.ignored_params = ignored_params();
         return result;
     }
 

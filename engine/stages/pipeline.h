@@ -142,7 +142,6 @@ struct PipelineTrace {
     std::string pipeline;         // its name
     SampleTrace trace;            // stages in the pipeline's own order
     std::vector<StepReport> reports;  // aligned with trace.stages
-    std::vector<std::string> ignored_params;  // parameter keys set away from off that no step of this pipeline reads
 
     // The same step in the engine's own float32 arithmetic, present only
     // where it decides differently (below).
