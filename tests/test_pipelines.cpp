@@ -316,15 +316,18 @@ private slots:
         QCOMPARE((*run("sglang", row, params, {}, output).trace.stage(Stage::Softmax).logits)[0], (4.0 - 2.0) / 2);
     }
 
+    // A trace holds widening, the pipeline's own steps in its order, the softmax
+    // and the draw (the llamacpp preset's order itself is
+    // TestSamplers::llamaCppChainOrder, the one list of llama.cpp's chain).
     void stageOrderInTrace() {
         const auto t = run("llamacpp", {1, 2, 3}, SamplingParams{});
         std::vector<Stage> order;
         for (const auto& s : t.trace.stages) order.push_back(s.stage);
-        QCOMPARE(order, (std::vector<Stage>{Stage::Widen, Stage::LogitBias, Stage::RepetitionPenalty,
-                                            Stage::PresenceFrequency, Stage::Dry, Stage::TopNSigma, Stage::TopK,
-                                            Stage::TypicalP, Stage::TopP,
-                                            Stage::MinP, Stage::Xtc,
-                                            Stage::Temperature, Stage::Mirostat, Stage::Softmax, Stage::Draw}));
+        std::vector<Stage> expected{Stage::Widen};
+        for (const auto& step : preset_pipeline("llamacpp").steps) expected.push_back(step.stage);
+        expected.push_back(Stage::Softmax);
+        expected.push_back(Stage::Draw);
+        QCOMPARE(order, expected);
         QCOMPARE(t.reports.size(), t.trace.stages.size());
     }
 

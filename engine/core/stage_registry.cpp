@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/input_error.h"
 #include "engine/core/stage.h"
 
 namespace samplescope {
@@ -108,8 +109,8 @@ void check_stage_descriptors(std::span<const StageDescriptor* const> descriptors
             }
             if (!row.on) fail("parameter " + quoted(row.key) + " needs `on`");
             if (field_default(row) != row.default_value) {
-                fail("parameter " + quoted(row.key) + ": SamplingParams holds " + std::to_string(field_default(row)) +
-                     " by default, its row says " + std::to_string(row.default_value));
+                fail("parameter " + quoted(row.key) + ": SamplingParams holds " + format_number(field_default(row)) +
+                     " by default, its row says " + format_number(row.default_value));
             }
             if (row.contract != (p < kContractParamCount)) {
                 fail("parameter " + quoted(row.key) + ": the contract's parameters are the first " +
@@ -123,6 +124,14 @@ void check_stage_descriptors(std::span<const StageDescriptor* const> descriptors
                 fail("list parameter " + quoted(list.key) + " needs set, on, text, parse and check");
             }
             if (list.set(defaults)) fail("list parameter " + quoted(list.key) + " must be empty by default");
+        }
+        // The batch engine refuses a stage outside the contract by its switches (outside_contract_switch).
+        const bool switched = std::any_of(d->params.begin(), d->params.end(),
+                                          [](const ParamInfo& row) { return row.role == ParamRole::Switch; }) ||
+                              std::any_of(d->lists.begin(), d->lists.end(),
+                                          [](const ListParamInfo& list) { return list.role == ParamRole::Switch; });
+        if (!d->contract && !fixed_stage(d->stage) && !switched) {
+            fail("stage " + name + " is outside the contract and has no Switch parameter the batch engine could refuse");
         }
         Rule last = Rule::Count;
         for (const auto& rule : d->rules) {

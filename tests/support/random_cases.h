@@ -50,4 +50,27 @@ inline RandomCase random_case(std::mt19937_64& random, std::size_t max_vocab) {
     return c;
 }
 
+// Every parameter of the table at random, each row read from the table
+// (so a stage added later is covered too): half the time its default, else
+// one of its slider's ends or middle, 0, 1 or a value between, whichever its row
+// accepts; and each list parameter set a quarter of the time. Switches end up
+// on, off and set-but-blocked (k >= V, an XTC threshold above 0.5, DRY's
+// window 0) in about every combination.
+inline SamplingParams random_params(std::mt19937_64& random) {
+    SamplingParams p;
+    for (const auto& info : kParams) {
+        if (random() % 2 == 0) continue;
+        const double lo = info.slider_min;
+        const double hi = info.slider_max;
+        const double choices[] = {lo, hi, 0.0, 1.0, (lo + hi) / 2.0, std::uniform_real_distribution<double>(lo, hi)(random)};
+        double value = choices[random() % 6];
+        if (info.integer()) value = std::round(value);
+        if (!param_error(info.param, value)) set_param(p, info.param, value);
+    }
+    if (random() % 4 == 0) p.logit_bias = {{static_cast<std::int64_t>(random() % 3), 1.0}};
+    if (random() % 4 == 0) p.dry_sequence_breakers = {{static_cast<std::int64_t>(random() % 3)}};
+    p.seed = random();
+    return p;
+}
+
 }  // namespace samplescope::testing
