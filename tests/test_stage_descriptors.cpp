@@ -286,16 +286,9 @@ private slots:
             if (!d.unit) continue;
             SamplingParams p;
             p.seed = 1;
-            for (const auto& row : d.params) {
-                if (row.role != ParamRole::Switch) continue;
-                if (const auto on = switched_on(row, logits.size())) set_param(p, row.param, param_value(*on, row.param));
-            }
+            testing::switch_stage_on(p, d.stage, logits.size());
             if (d.stage == Stage::TopK) p.top_k = 3;
             if (d.stage == Stage::Greedy) p.temperature = 0.0;  // greedy reads temperature, which another stage owns
-            if (d.stage == Stage::Mirostat) p.mirostat = 2;
-            for (const auto& list : d.lists) {
-                if (list.role == ParamRole::Switch) list.parse(p, "0:1");
-            }
             // The rule that reads every parameter the stage owns (llama.cpp's temperature has the dynamic range).
             const auto* rule = &d.rules.front();
             for (const auto& r : d.rules) {

@@ -3,7 +3,7 @@
 // are whole: a missing or doubled row fails the first run that reads a table,
 // with the row named, rather than leaving a stage silently out.
 #include <algorithm>
-#include <cmath>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>

@@ -6,10 +6,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <random>
 #include <vector>
 
 #include "engine/core/sampling_params.h"
+#include "engine/core/stage.h"
 
 namespace samplescope::testing {
 
@@ -71,6 +73,36 @@ inline SamplingParams random_params(std::mt19937_64& random) {
     if (random() % 4 == 0) p.dry_sequence_breakers = {{static_cast<std::int64_t>(random() % 3)}};
     p.seed = random();
     return p;
+}
+
+// Switches `stage` on by its own Switch rows and lists, each at the first of a
+// few values its row accepts and calls on (other parameters as they are);
+// false when none does. Read from the descriptor, so it serves a stage added later.
+inline bool switch_stage_on(SamplingParams& params, Stage stage, std::size_t vocab) {
+    const StageDescriptor& info = stage_info(stage);
+    for (const auto& row : info.params) {
+        if (row.role != ParamRole::Switch) continue;
+        for (const double value : {row.slider_max, row.slider_min, 1.0, 0.5, 2.0}) {
+            if (param_error(row.param, value)) continue;
+            SamplingParams tried = params;
+            set_param(tried, row.param, value);
+            if (row.on(tried, vocab)) {
+                params = tried;
+                break;
+            }
+        }
+    }
+    for (const auto& list : info.lists) {
+        if (list.role != ParamRole::Switch || list.on(params, vocab)) continue;
+        for (const char* text : {"0:1", "0"}) {
+            try {
+                list.parse(params, text);
+                break;
+            } catch (const std::exception&) {
+            }
+        }
+    }
+    return !info.gate || info.gate(params, vocab);
 }
 
 }  // namespace samplescope::testing
