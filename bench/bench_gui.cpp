@@ -38,7 +38,7 @@ std::vector<int> sweep_positions(const ui::ParameterControl& control, int count)
     const int top = control.slider()->maximum();
     for (int i = 0; i < count; ++i) {
         const int position = static_cast<int>(top * (0.1 + 0.85 * i / (count - 1)));
-        const double value = info.slider_min + position * (info.integer ? 1.0 : 0.01);
+        const double value = info.slider_min + position * (info.integer() ? 1.0 : 0.01);
         if (value == info.default_value || (info.param == Param::Temperature && value == 0.0)) continue;
         positions.push_back(position);
     }

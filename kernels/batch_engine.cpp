@@ -115,23 +115,12 @@ BatchInput make_batch_input(const float* logits, std::size_t rows, std::size_t v
     for (std::size_t r = 0; r < rows; ++r) {
         const RowRequest& request = requests[r];
         const SamplingParams& p = request.params;
-        // The batch engine runs the contract's stages only; a sampler beyond
-        // them is refused rather than silently left out.
-        const auto beyond = [&](bool set, const char* key, const std::string& value) {
-            if (!set) return;
-            std::string message = row_name(r);
-            message += ": ";
-            message += key;
-            message += " = ";
-            message += value;
-            message += " is not a stage of the batch engine (it runs the contract's stages only)";
-            throw InputError(key, message);
-        };
-        if (const auto key = extra_sampler_on(p)) {
-            const std::string name(*key);
-            const std::string value = name == "logit_bias" ? format_logit_bias(p.logit_bias)
-                                                           : format_number(param_value(p, *param_from_key(name)));
-            beyond(true, name.c_str(), value);
+        // The batch engine runs the contract's stages only; a setting that
+        // switches on anything beyond them (the stage descriptors say which)
+        // is refused rather than silently left out.
+        if (const auto beyond = outside_contract_switch(p, vocab)) {
+            throw InputError(beyond->key, row_name(r) + ": " + beyond->key + " = " + beyond->value +
+                                              " is not a stage of the batch engine (it runs the contract's stages only)");
         }
         input.temperature.push_back(p.temperature);
         // top_k off (0) is stored as its neutral value V: "keep all".

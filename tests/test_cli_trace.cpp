@@ -64,6 +64,30 @@ private slots:
         QCOMPARE(ints(stages[7].toObject()["kept"]), (QList<int>{1, 3}));
     }
 
+    // `params` lists what differs from the defaults (then the seed), so a
+    // parameter added later leaves every trace made without it as it was; the
+    // contract's trace ends with what it ignored, as a preset's trace does.
+    void paramsListOnlyWhatDiffersFromTheDefaults() {
+        const CliRun run = run_trace({"--values", "1,3,2,3,-1", "--top-k", "3", "--typical-p", "0.5",
+                                      "--logit-bias", "0:1", "--temperature", "1", "--seed", "0"});
+        QCOMPARE(run.exit_code, 0);
+        const auto t = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(t["params"].toObject(),
+                 (QJsonObject{{"top_k", 3}, {"typical_p", 0.5}, {"logit_bias", "0:1"}, {"seed", "0"}}));
+        // In table order, the lists after, the seed last.
+        const auto params_at = run.out.indexOf("\"params\": ");
+        const auto at = [&](const char* key) { return run.out.indexOf(QByteArray("\"") + key + "\": ", params_at); };
+        QVERIFY(at("top_k") < at("typical_p") && at("typical_p") < at("logit_bias") && at("logit_bias") < at("seed"));
+        QCOMPARE(t["ignored_params"].toArray(), (QJsonArray{"typical_p", "logit_bias"}));
+        QVERIFY(at("ignored_params") > at("stages"));
+        const auto plain = trace_json({"--values", "1,2", "--seed", "5"}).object();
+        QCOMPARE(plain["params"].toObject(), (QJsonObject{{"seed", "5"}}));
+        QCOMPARE(plain["ignored_params"].toArray(), QJsonArray{});
+        // --steps: each trace says what it ignored.
+        const auto steps = trace_json({"--values", "1,2", "--seed", "5", "--steps", "2", "--min-keep", "3"}).array();
+        for (const auto& step : steps) QCOMPARE(step.toObject()["ignored_params"].toArray(), (QJsonArray{"min_keep"}));
+    }
+
     void greedyHasNullU() {
         const auto t = trace_json({"--values", "0.5,2,2", "--temperature", "0", "--seed", "4"}).object();
         QCOMPARE(t["token"].toInt(), 1);

@@ -138,7 +138,7 @@ private slots:
             QCOMPARE(final_logits[0], logits.first);
             QCOMPARE(final_logits[1], logits.second);
         }
-        QCOMPARE(run_example("hf", e).ignored_params, (std::vector<std::string>{"presence_penalty"}));
+        QCOMPARE(run_example("hf", e).trace.ignored_params, (std::vector<std::string>{"presence_penalty"}));
     }
 
     // F: a prompt-only token. "Penalised by vLLM and HF, and by llama.cpp if it is within the last 64 tokens.
@@ -316,53 +316,54 @@ private slots:
         QCOMPARE((*run("sglang", row, params, {}, output).trace.stage(Stage::Softmax).logits)[0], (4.0 - 2.0) / 2);
     }
 
+    // A trace holds widening, the pipeline's own steps in its order, the softmax
+    // and the draw (the llamacpp preset's order itself is
+    // TestSamplers::llamaCppChainOrder, the one list of llama.cpp's chain).
     void stageOrderInTrace() {
         const auto t = run("llamacpp", {1, 2, 3}, SamplingParams{});
         std::vector<Stage> order;
         for (const auto& s : t.trace.stages) order.push_back(s.stage);
-        QCOMPARE(order, (std::vector<Stage>{Stage::Widen, Stage::LogitBias, Stage::RepetitionPenalty,
-                                            Stage::PresenceFrequency, Stage::Dry, Stage::TopNSigma, Stage::TopK,
-                                            Stage::TypicalP, Stage::TopP,
-                                            Stage::MinP, Stage::Xtc,
-                                            Stage::Temperature, Stage::Mirostat, Stage::Softmax, Stage::Draw}));
+        std::vector<Stage> expected{Stage::Widen};
+        for (const auto& step : preset_pipeline("llamacpp").steps) expected.push_back(step.stage);
+        expected.push_back(Stage::Softmax);
+        expected.push_back(Stage::Draw);
+        QCOMPARE(order, expected);
         QCOMPARE(t.reports.size(), t.trace.stages.size());
     }
 
     // ---- each stage exists once ------------------------------------------------
 
-    // stage_units() is the only map from a stage to its code: every step stage
-    // has exactly one unit, every stage of every preset resolves to it, every
-    // rule a preset names belongs to that stage, and every parameter of the
-    // table is read by some unit (so ignored_params can only name real ones).
+    // A stage's descriptor is the only map from it to its code: every step
+    // stage has a unit, every stage of every preset resolves to it, every rule
+    // a preset names belongs to that stage, and every parameter of the table
+    // is read by some unit (so ignored_params can only name real ones).
     void everyStageHasExactlyOneUnit() {
-        std::vector<Stage> step_stages;
+        std::size_t step_stages = 0;
         for (const auto& info : kStages) {
-            if (is_step_stage(info.stage)) step_stages.push_back(info.stage);
+            if (!is_step_stage(info.stage)) continue;
+            ++step_stages;
+            QCOMPARE(&stage_unit(info.stage), info.unit);
+            QVERIFY(stage_unit(info.stage).run != nullptr);
+            QVERIFY(stage_unit(info.stage).listens != nullptr);
         }
-        QCOMPARE(stage_units().size(), step_stages.size());
-        for (const Stage stage : step_stages) {
-            int units = 0;
-            for (const auto& unit : stage_units()) units += unit.stage == stage ? 1 : 0;
-            QCOMPARE(units, 1);
-            QCOMPARE(stage_unit(stage).stage, stage);
-            QVERIFY(stage_unit(stage).run != nullptr);
-            QVERIFY(stage_unit(stage).listens != nullptr);
-        }
+        QCOMPARE(step_stages, kStageCount - 3);
         for (const Stage stage : {Stage::Widen, Stage::Softmax, Stage::Draw}) {
+            QVERIFY(!is_step_stage(stage));
             QVERIFY_THROWS_EXCEPTION(std::logic_error, stage_unit(stage));
         }
         for (const auto& preset : kPresets) {
             const Pipeline pipeline = preset_pipeline(std::string(preset.name));
             QVERIFY(!pipeline.steps.empty());
             for (const auto& step : pipeline.steps) {
-                QCOMPARE(stage_unit(step.stage).stage, step.stage);
+                QVERIFY(stage_unit(step.stage).run != nullptr);
                 QCOMPARE(rule_info(step.rule).stage, step.stage);
             }
         }
         for (const auto& info : kParams) {
             bool read = false;
-            for (const auto& unit : stage_units()) {
-                for (const auto param : unit.reads) read = read || param == info.param;
+            for (const auto& stage : kStages) {
+                if (!stage.unit) continue;
+                for (const auto param : stage.unit->reads) read = read || param == info.param;
             }
             QVERIFY2(read, info.key.data());
         }
@@ -482,7 +483,7 @@ private slots:
         }
         const auto t = run(disabled, {1, 2, 3}, with({{Param::TopP, 0.5}}));
         QCOMPARE(t.trace.final_kept(), (IdList{0, 1, 2}));
-        QCOMPARE(t.ignored_params, (std::vector<std::string>{"top_p"}));
+        QCOMPARE(t.trace.ignored_params, (std::vector<std::string>{"top_p"}));
     }
 
     void engineDefaults() {

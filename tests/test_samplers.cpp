@@ -111,11 +111,17 @@ private slots:
         params.repetition_penalty = 2.0;
         const PipelineTrace t = run(llamacpp, {-0.5, 0.0}, params, {0});
         QCOMPARE((*stage_of(t, Stage::RepetitionPenalty).logits)[0], 0.25);
-        QVERIFY(t.ignored_params.empty());
+        QVERIFY(t.trace.ignored_params.empty());
         // The contract has no logit bias: it is reported as ignored there.
         const PipelineTrace spec = run(preset_pipeline("spec"), {-0.5, 0.0}, params, {0});
-        QCOMPARE(spec.ignored_params, (std::vector<std::string>{"logit_bias"}));
+        QCOMPARE(spec.trace.ignored_params, (std::vector<std::string>{"logit_bias"}));
         QVERIFY(!spec.trace.find_stage(Stage::LogitBias));
+        // With a parameter of the table ignored too: the table's first, then
+        // the lists, in the order `params` prints them.
+        params.typical_p = 0.5;
+        params.dry_sequence_breakers = parse_dry_sequence_breakers("1");
+        QCOMPARE(run(preset_pipeline("spec"), {-0.5, 0.0}, params, {0}).trace.ignored_params,
+                 (std::vector<std::string>{"typical_p", "logit_bias", "dry_sequence_breakers"}));
     }
 
     void logitBiasRefusals() {
@@ -205,9 +211,9 @@ private slots:
         params.typical_p = 0.5;
         const PipelineTrace t = run(preset_pipeline("llamacpp"), logits_of({0.4, 0.2, 0.2, 0.2}), params);
         QVERIFY(stage_of(t, Stage::TypicalP).active);
-        QVERIFY(t.ignored_params.empty());
+        QVERIFY(t.trace.ignored_params.empty());
         const PipelineTrace spec = run(preset_pipeline("spec"), logits_of({0.4, 0.2, 0.2, 0.2}), params);
-        QCOMPARE(spec.ignored_params, (std::vector<std::string>{"typical_p"}));
+        QCOMPARE(spec.trace.ignored_params, (std::vector<std::string>{"typical_p"}));
     }
 
     void typicalPRefusals() {
@@ -276,8 +282,8 @@ private slots:
         params.top_n_sigma = 1.0;
         const PipelineTrace t = run(preset_pipeline("llamacpp"), logits_of({0.1, 0.2, 0.3, 0.4}), params);
         QVERIFY(stage_of(t, Stage::TopNSigma).active);
-        QVERIFY(t.ignored_params.empty());
-        QCOMPARE(run(preset_pipeline("spec"), {1.0, 2.0}, params).ignored_params,
+        QVERIFY(t.trace.ignored_params.empty());
+        QCOMPARE(run(preset_pipeline("spec"), {1.0, 2.0}, params).trace.ignored_params,
                  (std::vector<std::string>{"top_n_sigma"}));
         expect_cli_refused({"--values", "1,2,3", "--pipeline", "llamacpp", "--seed", "1", "--top-n-sigma", "inf"},
                            {"top_n_sigma must be finite, got inf"});

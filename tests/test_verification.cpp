@@ -671,6 +671,28 @@ private slots:
                                   }()});
         QCOMPARE(one_coin.exit_code, 1);
     }
+
+    // Each row of verify (and of its plan) says which parameters the pipeline
+    // never read, as a trace does: a draw from a sampler that did use them
+    // would otherwise seem to fail for no reason.
+    void verifyListsIgnoredParams() {
+        QTemporaryDir dir;
+        const QString draws = dir.filePath("draws.txt");
+        write_text(draws, "1\n3\n1\n3\n");
+        const QStringList base{"verify", "--values", "1,3,2,3,-1", "--top-k", "3", "--typical-p", "0.5",
+                               "--xtc-threshold", "0.2"};
+        Run run = cli(base + QStringList{"--samples", draws});
+        QVERIFY2(run.exit_code == 0 || run.exit_code == 1, run.err.constData());
+        auto json = nlohmann::json::parse(run.out.toStdString());
+        QCOMPARE(json["rows"][0]["ignored_params"], nlohmann::json::array({"typical_p", "xtc_threshold"}));
+        run = cli(base + QStringList{"--plan", "--tv", "0.1"});
+        QCOMPARE(run.exit_code, 0);
+        json = nlohmann::json::parse(run.out.toStdString());
+        QCOMPARE(json["rows"][0]["ignored_params"], nlohmann::json::array({"typical_p", "xtc_threshold"}));
+        // The llamacpp pipeline reads both.
+        run = cli(base + QStringList{"--plan", "--tv", "0.1", "--pipeline", "llamacpp"});
+        QCOMPARE(nlohmann::json::parse(run.out.toStdString())["rows"][0]["ignored_params"], nlohmann::json::array());
+    }
 };
 
 QTEST_GUILESS_MAIN(VerificationTest)

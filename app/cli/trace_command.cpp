@@ -32,8 +32,9 @@ Command add_trace_command(CLI::App& app) {
         ->check(non_empty_value());
     command->add_flag("--full", *full, "Also print every stage's logits and probabilities (large at real V)");
     command->footer(
-        "JSON: token, logprob, u (null when greedy), seed (decimal string), draws_consumed, kept (final ids, "
-        "ascending), probs, cumulative, and stages (name, active, kept_count; kept for the truncation stages). "
+        "JSON: token, logprob, u (null when greedy), seed (decimal string), draws_consumed, params (those away from "
+        "their default, and the seed), kept (final ids, ascending), probs, cumulative, stages (name, active, "
+        "kept_count; kept for the truncation stages) and ignored_params (set, but read by no step). "
         "With --vocab or a labelled logits file: token_text and kept_text (labels aligned with kept).");
 
     return {command, [options, steps_text, full, pipeline_options, engine_defaults]() {

@@ -147,7 +147,8 @@ Command add_verify_command(CLI::App& app) {
     command->add_flag("--engine-defaults", flags->engine_defaults,
                       "Start from the pipeline's own parameter defaults (flags given still win)");
     command->footer(
-        "JSON: verdict, pipeline, alpha, power, rows (row, verdict, samples, kept_count, support_violations, "
+        "JSON: verdict, pipeline, alpha, power, rows (row, verdict, samples, kept_count, ignored_params, "
+        "support_violations, "
         "outside_ids, g_statistic, degrees_of_freedom, bins, p_value, p_value_holm, tail (ids, ids_below_2_24, "
         "mass, observed, expected, p_value, p_value_holm), detectable_tv, level, largest_deviations). "
         "With --plan: samples_needed per row and overall. docs/verify.md explains each.");

@@ -196,14 +196,10 @@ void check_draw_counter(std::uint64_t skip, std::uint64_t draws, const std::stri
     }
 }
 
-std::string grouped_integer(std::uint64_t n) {
-    const std::string digits = std::to_string(n);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
+std::string format_count(std::uint64_t count) {
+    std::string digits = std::to_string(count);
+    for (std::size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, 1, ',');
+    return digits;
 }
 
 }  // namespace samplescope

@@ -49,7 +49,7 @@ std::uint64_t parse_uint_in_range(std::string_view text, const std::string& fiel
 // counter; throws InputError(field) naming both numbers when they do not.
 void check_draw_counter(std::uint64_t skip, std::uint64_t draws, const std::string& field);
 
-// An integer with its digits in groups of three, "72,547", whatever the locale.
-std::string grouped_integer(std::uint64_t n);
+// A count with its thousands grouped by commas, as the plots print counts: 128,256.
+std::string format_count(std::uint64_t count);
 
 }  // namespace samplescope

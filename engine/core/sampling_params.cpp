@@ -6,11 +6,13 @@
 #include <random>
 #include <stdexcept>
 
-#include "engine/core/gates.h"
 #include "engine/base/input_error.h"
 #include "engine/base/number_text.h"
+#include "engine/core/stage.h"
 
 namespace samplescope {
+
+const ParamInfo& param_info(Param param) { return kParams[static_cast<std::size_t>(param)]; }
 
 std::optional<Param> param_from_key(std::string_view key) {
     for (const auto& info : kParams) {
@@ -19,128 +21,78 @@ std::optional<Param> param_from_key(std::string_view key) {
     return std::nullopt;
 }
 
-double param_value(const SamplingParams& params, Param param) {
-    switch (param) {
-        case Param::RepetitionPenalty: return params.repetition_penalty;
-        case Param::PresencePenalty: return params.presence_penalty;
-        case Param::FrequencyPenalty: return params.frequency_penalty;
-        case Param::Temperature: return params.temperature;
-        case Param::TopK: return static_cast<double>(params.top_k);
-        case Param::TopP: return params.top_p;
-        case Param::MinP: return params.min_p;
-        case Param::TypicalP: return params.typical_p;
-        case Param::TopNSigma: return params.top_n_sigma;
-        case Param::MinKeep: return static_cast<double>(params.min_keep);
-        case Param::DynatempRange: return params.dynatemp_range;
-        case Param::DynatempExponent: return params.dynatemp_exponent;
-        case Param::XtcProbability: return params.xtc_probability;
-        case Param::XtcThreshold: return params.xtc_threshold;
-        case Param::DryMultiplier: return params.dry_multiplier;
-        case Param::DryBase: return params.dry_base;
-        case Param::DryAllowedLength: return static_cast<double>(params.dry_allowed_length);
-        case Param::DryPenaltyLastN: return static_cast<double>(params.dry_penalty_last_n);
-        case Param::Mirostat: return static_cast<double>(params.mirostat);
-        case Param::MirostatTau: return params.mirostat_tau;
-        case Param::MirostatEta: return params.mirostat_eta;
+const ListParamInfo* list_param_from_key(std::string_view key) {
+    for (const auto& info : kListParams) {
+        if (info.key == key) return &info;
     }
-    return 0.0;
+    return nullptr;
 }
+
+double param_value(const SamplingParams& params, Param param) {
+    const auto& info = param_info(param);
+    return info.whole ? static_cast<double>(params.*info.whole) : params.*info.real;
+}
+
+bool param_is_default(const SamplingParams& params, Param param) {
+    const auto& info = param_info(param);
+    // An integer field is compared as an integer: no lossy trip through double.
+    if (info.whole) return params.*info.whole == static_cast<std::int64_t>(info.default_value);
+    return params.*info.real == info.default_value;
+}
+
+namespace {
+
+// The range test of a row (finiteness and wholeness are the caller's).
+bool in_range(const ParamInfo& info, double value) {
+    return (info.min_open ? value > info.min : value >= info.min) && value <= info.max;
+}
+
+}  // namespace
 
 std::optional<std::string> param_error(Param param, double value) {
     const auto& info = param_info(param);
-    bool ok = std::isfinite(value);
     const bool whole = value == std::floor(value) && std::fabs(value) <= 9.0e15;
-    switch (param) {
-        case Param::RepetitionPenalty: ok = ok && value > 0.0; break;
-        case Param::PresencePenalty:
-        case Param::FrequencyPenalty:
-        case Param::TopNSigma: break;
-        case Param::Temperature: ok = ok && value >= 0.0; break;
-        case Param::TopK:
-        case Param::MinKeep:
-        case Param::DryAllowedLength: ok = ok && whole && value >= 0.0; break;
-        case Param::DryPenaltyLastN: ok = ok && whole && value >= -1.0; break;
-        case Param::Mirostat: ok = ok && (value == 0.0 || value == 1.0 || value == 2.0); break;
-        case Param::TopP:
-        case Param::MinP:
-        case Param::TypicalP:
-        case Param::XtcProbability:
-        case Param::XtcThreshold: ok = ok && value >= 0.0 && value <= 1.0; break;
-        case Param::DynatempRange:
-        case Param::DynatempExponent:
-        case Param::DryMultiplier:
-        case Param::MirostatTau:
-        case Param::MirostatEta: ok = ok && value >= 0.0; break;
-        case Param::DryBase: ok = ok && value >= 1.0; break;
-    }
+    const bool ok = std::isfinite(value) && (!info.integer() || whole) && in_range(info, value);
     if (ok) return std::nullopt;
     return std::string(info.key) + " must be " + std::string(info.valid_range) + ", got " + format_number(value);
 }
 
 void set_param(SamplingParams& params, Param param, double value) {
     if (auto error = param_error(param, value)) throw InputError(std::string(param_info(param).key), *error);
-    switch (param) {
-        case Param::RepetitionPenalty: params.repetition_penalty = value; break;
-        case Param::PresencePenalty: params.presence_penalty = value; break;
-        case Param::FrequencyPenalty: params.frequency_penalty = value; break;
-        case Param::Temperature: params.temperature = value; break;
-        case Param::TopK: params.top_k = static_cast<std::int64_t>(value); break;
-        case Param::TopP: params.top_p = value; break;
-        case Param::MinP: params.min_p = value; break;
-        case Param::TypicalP: params.typical_p = value; break;
-        case Param::TopNSigma: params.top_n_sigma = value; break;
-        case Param::MinKeep: params.min_keep = static_cast<std::int64_t>(value); break;
-        case Param::DynatempRange: params.dynatemp_range = value; break;
-        case Param::DynatempExponent: params.dynatemp_exponent = value; break;
-        case Param::XtcProbability: params.xtc_probability = value; break;
-        case Param::XtcThreshold: params.xtc_threshold = value; break;
-        case Param::DryMultiplier: params.dry_multiplier = value; break;
-        case Param::DryBase: params.dry_base = value; break;
-        case Param::DryAllowedLength: params.dry_allowed_length = static_cast<std::int64_t>(value); break;
-        case Param::DryPenaltyLastN: params.dry_penalty_last_n = static_cast<std::int64_t>(value); break;
-        case Param::Mirostat: params.mirostat = static_cast<std::int64_t>(value); break;
-        case Param::MirostatTau: params.mirostat_tau = value; break;
-        case Param::MirostatEta: params.mirostat_eta = value; break;
+    const auto& info = param_info(param);
+    if (info.whole) {
+        params.*info.whole = static_cast<std::int64_t>(value);
+    } else {
+        params.*info.real = value;
     }
 }
 
 namespace {
 
 std::optional<std::string> integer_param_error(Param param, std::int64_t value) {
-    const bool ok = param == Param::Mirostat          ? value >= 0 && value <= 2
-                    : param == Param::DryPenaltyLastN ? value >= -1
-                                                      : value >= 0;
-    if (ok) return std::nullopt;
     const auto& info = param_info(param);
+    // The bounds are small whole numbers or infinite: every int64 compares
+    // with them exactly after the conversion.
+    const auto v = static_cast<double>(value);
+    if ((info.min_open ? v > info.min : v >= info.min) && v <= info.max) return std::nullopt;
     return std::string(info.key) + " must be " + std::string(info.valid_range) + ", got " + std::to_string(value);
 }
 
 }  // namespace
 
 std::int64_t integer_param(const SamplingParams& params, Param param) {
-    switch (param) {
-        case Param::TopK: return params.top_k;
-        case Param::MinKeep: return params.min_keep;
-        case Param::DryAllowedLength: return params.dry_allowed_length;
-        case Param::DryPenaltyLastN: return params.dry_penalty_last_n;
-        case Param::Mirostat: return params.mirostat;
-        default: break;
-    }
-    throw std::logic_error("integer_param: " + std::string(param_info(param).key) + " is not an integer parameter");
+    const auto& info = param_info(param);
+    if (!info.whole) throw std::logic_error("integer_param: " + std::string(info.key) + " is not an integer parameter");
+    return params.*info.whole;
 }
 
 void set_integer_param(SamplingParams& params, Param param, std::int64_t value) {
-    if (auto error = integer_param_error(param, value)) throw InputError(std::string(param_info(param).key), *error);
-    switch (param) {
-        case Param::TopK: params.top_k = value; break;
-        case Param::MinKeep: params.min_keep = value; break;
-        case Param::DryAllowedLength: params.dry_allowed_length = value; break;
-        case Param::DryPenaltyLastN: params.dry_penalty_last_n = value; break;
-        case Param::Mirostat: params.mirostat = value; break;
-        default:
-            throw std::logic_error("set_integer_param: " + std::string(param_info(param).key) +
-                                   " is not an integer parameter");
+    const auto& info = param_info(param);
+    if (!info.whole) {
+        throw std::logic_error("set_integer_param: " + std::string(info.key) + " is not an integer parameter");
     }
+    if (auto error = integer_param_error(param, value)) throw InputError(std::string(info.key), *error);
+    params.*info.whole = value;
 }
 
 void set_param_text(SamplingParams& params, Param param, std::string_view text) {
@@ -151,7 +103,7 @@ void set_param_text(SamplingParams& params, Param param, std::string_view text) 
     if (real_overflows(text)) {
         throw InputError(key, key + " must be a number, got \"" + std::string(text) + "\" (outside the range of a double)");
     }
-    if (!info.integer) {
+    if (!info.integer()) {
         set_param(params, param, *value);
         return;
     }
@@ -169,66 +121,67 @@ void set_param_text(SamplingParams& params, Param param, std::string_view text) 
 
 void validate(const SamplingParams& params) {
     for (const auto& info : kParams) {
-        if (info.integer) {
+        if (info.integer()) {
             // An integer field: checked without a lossy trip through double.
             if (auto error = integer_param_error(info.param, integer_param(params, info.param))) {
                 throw InputError(std::string(info.key), *error);
             }
             continue;
         }
-        if (auto error = param_error(info.param, param_value(params, info.param))) {
-            throw InputError(std::string(info.key), *error);
-        }
+        if (auto error = param_error(info.param, params.*info.real)) throw InputError(std::string(info.key), *error);
     }
-    for (const auto& breaker : params.dry_sequence_breakers) {
-        if (breaker.empty()) throw InputError("dry_sequence_breakers", "dry_sequence_breakers has an empty breaker");
-        for (const auto id : breaker) {
-            if (id < 0) {
-                throw InputError("dry_sequence_breakers",
-                                 "dry_sequence_breakers id must be an integer >= 0, got " + std::to_string(id));
-            }
-        }
-    }
-    for (const auto& entry : params.logit_bias) {
-        if (entry.id < 0) {
-            throw InputError("logit_bias", "logit_bias id must be an integer >= 0, got " + std::to_string(entry.id));
-        }
-        if (!std::isfinite(entry.bias) && entry.bias != -HUGE_VAL) {
-            throw InputError("logit_bias",
-                             "logit_bias bias must be a finite number or -inf, got " + format_number(entry.bias));
-        }
-    }
+    for (const auto& list : kListParams) list.validate(params);
 }
 
-bool is_greedy(const SamplingParams& params) { return gate_greedy(params.temperature); }
-bool uses_repetition_penalty(const SamplingParams& params) { return gate_repetition(params.repetition_penalty); }
-bool uses_presence_frequency(const SamplingParams& params) {
-    return gate_presence_frequency(params.presence_penalty, params.frequency_penalty);
+ParamBadge switch_badge(bool set, bool on, std::string_view blocked, std::string_view summary) {
+    if (on) return {"on", true, std::string(summary)};
+    return {set && !blocked.empty() ? std::string(blocked) : std::string("off"), false, {}};
 }
-bool uses_temperature(const SamplingParams& params) { return gate_temperature(params.temperature); }
-bool uses_top_k(const SamplingParams& params, std::size_t vocab_size) {
-    return vocab_size <= static_cast<std::size_t>(INT64_MAX) &&
-           gate_top_k(params.top_k, static_cast<std::int64_t>(vocab_size));
-}
-bool uses_top_p(const SamplingParams& params) { return gate_top_p(params.top_p); }
-bool uses_min_p(const SamplingParams& params) { return gate_min_p(params.min_p); }
-bool uses_typical_p(const SamplingParams& params) { return gate_typical_p(params.typical_p); }
-bool uses_top_n_sigma(const SamplingParams& params) { return gate_top_n_sigma(params.top_n_sigma); }
-bool uses_dynatemp(const SamplingParams& params) { return gate_dynatemp(params.dynatemp_range); }
-bool uses_xtc(const SamplingParams& params) { return gate_xtc(params.xtc_probability, params.xtc_threshold); }
-bool uses_dry(const SamplingParams& params) { return gate_dry(params.dry_multiplier, params.dry_penalty_last_n); }
-bool uses_mirostat(const SamplingParams& params) { return gate_mirostat(params.mirostat); }
 
-std::optional<std::string_view> extra_sampler_on(const SamplingParams& params) {
-    if (uses_logit_bias(params)) return "logit_bias";
-    if (uses_typical_p(params)) return "typical_p";
-    if (uses_top_n_sigma(params)) return "top_n_sigma";
-    if (uses_dynatemp(params)) return "dynatemp_range";
-    if (uses_xtc(params)) return "xtc_probability";
-    if (uses_dry(params)) return "dry_multiplier";
-    if (uses_mirostat(params)) return "mirostat";
+ParamBadge shapes_badge(bool on) { return {on ? "used" : "unused", on, {}}; }
+
+ParamBadge param_badge(const ParamInfo& info, const SamplingParams& params, std::size_t vocab) {
+    if (info.badge) return info.badge(params, vocab);
+    const bool on = info.on(params, vocab);
+    if (info.role == ParamRole::Shapes) return shapes_badge(on);
+    return switch_badge(!param_is_default(params, info.param), on, info.blocked, info.summary);
+}
+
+ParamBadge list_param_badge(const ListParamInfo& info, const SamplingParams& params, std::size_t vocab) {
+    if (info.badge) return info.badge(params, vocab);
+    const bool on = info.on(params, vocab);
+    if (info.role == ParamRole::Shapes) return shapes_badge(on);
+    return switch_badge(info.set(params), on, {}, info.summary);
+}
+
+std::optional<ParamSetting> outside_contract_switch(const SamplingParams& params, std::size_t vocab) {
+    for (const auto& info : kParams) {
+        if (!info.contract && info.role == ParamRole::Switch && info.on(params, vocab)) {
+            return ParamSetting{std::string(info.key), format_number(param_value(params, info.param))};
+        }
+    }
+    for (const auto& list : kListParams) {
+        if (list.role == ParamRole::Switch && list.on(params, vocab)) {
+            return ParamSetting{std::string(list.key), list.text(params)};
+        }
+    }
     return std::nullopt;
 }
+
+bool is_greedy(const SamplingParams& params) { return stage_on(Stage::Greedy, params, 0); }
+bool uses_repetition_penalty(const SamplingParams& params) { return stage_on(Stage::RepetitionPenalty, params, 0); }
+bool uses_presence_frequency(const SamplingParams& params) { return stage_on(Stage::PresenceFrequency, params, 0); }
+bool uses_temperature(const SamplingParams& params) { return stage_on(Stage::Temperature, params, 0); }
+bool uses_top_k(const SamplingParams& params, std::size_t vocab_size) { return stage_on(Stage::TopK, params, vocab_size); }
+bool uses_top_p(const SamplingParams& params) { return stage_on(Stage::TopP, params, 0); }
+bool uses_min_p(const SamplingParams& params) { return stage_on(Stage::MinP, params, 0); }
+bool uses_typical_p(const SamplingParams& params) { return stage_on(Stage::TypicalP, params, 0); }
+bool uses_top_n_sigma(const SamplingParams& params) { return stage_on(Stage::TopNSigma, params, 0); }
+bool uses_dynatemp(const SamplingParams& params) { return param_info(Param::DynatempRange).on(params, 0); }
+bool uses_xtc(const SamplingParams& params) { return stage_on(Stage::Xtc, params, 0); }
+bool uses_dry(const SamplingParams& params) { return stage_on(Stage::Dry, params, 0); }
+bool uses_mirostat(const SamplingParams& params) { return stage_on(Stage::Mirostat, params, 0); }
+bool uses_logit_bias(const SamplingParams& params) { return stage_on(Stage::LogitBias, params, 0); }
 
 namespace {
 
@@ -293,7 +246,17 @@ void check_logit_bias(const std::vector<LogitBias>& bias, std::size_t vocab_size
     }
 }
 
-bool uses_logit_bias(const SamplingParams& params) { return !params.logit_bias.empty(); }
+void validate_logit_bias(const std::vector<LogitBias>& bias) {
+    for (const auto& entry : bias) {
+        if (entry.id < 0) {
+            throw InputError("logit_bias", "logit_bias id must be an integer >= 0, got " + std::to_string(entry.id));
+        }
+        if (!std::isfinite(entry.bias) && entry.bias != -HUGE_VAL) {
+            throw InputError("logit_bias",
+                             "logit_bias bias must be a finite number or -inf, got " + format_number(entry.bias));
+        }
+    }
+}
 
 std::vector<std::vector<std::int64_t>> parse_dry_sequence_breakers(std::string_view text) {
     std::vector<std::vector<std::int64_t>> out;
@@ -340,6 +303,18 @@ std::string format_dry_sequence_breakers(const std::vector<std::vector<std::int6
         }
     }
     return out;
+}
+
+void validate_dry_sequence_breakers(const std::vector<std::vector<std::int64_t>>& breakers) {
+    for (const auto& breaker : breakers) {
+        if (breaker.empty()) throw InputError("dry_sequence_breakers", "dry_sequence_breakers has an empty breaker");
+        for (const auto id : breaker) {
+            if (id < 0) {
+                throw InputError("dry_sequence_breakers",
+                                 "dry_sequence_breakers id must be an integer >= 0, got " + std::to_string(id));
+            }
+        }
+    }
 }
 
 void check_dry_sequence_breakers(const std::vector<std::vector<std::int64_t>>& breakers, std::size_t vocab_size) {

@@ -1,9 +1,13 @@
-// The sampling parameters: their names, defaults, off values, formulas and
-// validation, in one table used by the engine, the kernels, the CLI and the GUI.
+// The sampling parameters: their values (SamplingParams, the fields the
+// engine, the kernels and the GUI read), and the one table of their names,
+// defaults, off values, formulas and validation. The table's rows are written
+// in the stage descriptors (engine/core/stage.h), each in its stage's own file
+// (engine/stages/stage_*.cpp); this header reads them as kParams.
 #pragma once
 
-#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +23,8 @@ struct LogitBias {
     bool operator==(const LogitBias&) const = default;
 };
 
+// A field's default here must be its row's default_value (the registry checks
+// both agree when the program first reads the table).
 struct SamplingParams {
     double temperature = 1.0;         // 0 means greedy
     double repetition_penalty = 1.0;  // off at 1
@@ -42,19 +48,20 @@ struct SamplingParams {
     double mirostat_tau = 5.0;
     double mirostat_eta = 0.1;
     std::optional<std::uint64_t> seed;  // engine-chosen when absent
-    // The one list-valued parameter, so it has no row in kParams: its flag
-    // (--logit-bias "id:bias,...") and its JSON key are read by
-    // parse_logit_bias below. Off when empty. Ids are checked against V where
-    // V is known (check_logit_bias).
+    // The list-valued parameters have no row in kParams (whose values are
+    // numbers): each is a ListParamInfo of its stage's descriptor. Off when empty.
+    // Ids are checked against V where V is known (check_logit_bias).
     std::vector<LogitBias> logit_bias;
-    // DRY's sequence breakers, the other list: each an id sequence (its first
-    // id the head), read by parse_dry_sequence_breakers from "13;198,271".
+    // DRY's sequence breakers: each an id sequence (its first id the head),
+    // read by parse_dry_sequence_breakers from "13;198,271".
     std::vector<std::vector<std::int64_t>> dry_sequence_breakers;
 
     bool operator==(const SamplingParams&) const = default;
 };
 
-// The numeric parameters, in the order the pipeline uses them.
+// The numeric parameters, in the order of the table: the contract's seven in
+// the order the pipeline uses them, then llama.cpp's. A new one goes just
+// above Count, with its field above and its row in its stage's descriptor.
 enum class Param : int {
     RepetitionPenalty,
     PresencePenalty,
@@ -78,6 +85,30 @@ enum class Param : int {
     Mirostat,
     MirostatTau,
     MirostatEta,
+    Count  // not a parameter: how many there are
+};
+inline constexpr std::size_t kParamCount = static_cast<std::size_t>(Param::Count);
+
+// The parameters the contract (and the batch engine, as plain fields) has: the
+// first rows of the table, fixed by docs/contract.md. The rest are read only by
+// llama.cpp's extra stages.
+inline constexpr std::size_t kContractParamCount = 7;
+
+// What a parameter's badge says: the parameter panel shows it beside the
+// control, the batch table greys a parameter that is not on.
+struct ParamBadge {
+    std::string text;     // "on", "off", "used", "unused", "greedy", "off (>= V)", "v2", ...
+    bool on = false;      // it changes something now
+    std::string summary;  // non-empty: the name the llama.cpp group's "on: ..." line lists
+};
+
+// How a parameter acts on its stage.
+enum class ParamRole : int {
+    // It switches its stage (or a part of it) on: its badge says "on" or "off",
+    // and the batch engine refuses it when it is on and not the contract's.
+    Switch,
+    // It only shapes what a switch turned on: its badge says "used" or "unused".
+    Shapes,
 };
 
 struct ParamInfo {
@@ -91,82 +122,78 @@ struct ParamInfo {
     double default_value;
     double slider_min;           // a convenient range for a slider; entry boxes accept any valid value
     double slider_max;
-    bool integer;
     std::string_view formula;    // the tooltip: what it does, as a formula
     std::string_view valid_range;  // as stated in error messages
+    // Its field: one of the two is set.
+    double SamplingParams::*real = nullptr;
+    std::int64_t SamplingParams::*whole = nullptr;
+    // Valid values: finite (and whole for an integer), >= min (> min when
+    // min_open) and <= max. valid_range says the same in words.
+    double min = -std::numeric_limits<double>::infinity();
+    double max = std::numeric_limits<double>::infinity();
+    bool min_open = false;
+    bool contract = false;  // one of the contract's seven
+    ParamRole role = ParamRole::Shapes;
+    // Whether it changes something now (for V ids): a Switch's stage (or its
+    // part) is on with it; a Shapes parameter's stage is on.
+    bool (*on)(const SamplingParams& params, std::size_t vocab) = nullptr;
+    // A Switch set away from its default that is still not on says why: "off (>= V)".
+    std::string_view blocked = {};
+    // The llama.cpp group's name for it while it is on ("XTC"), for a Switch outside the contract.
+    std::string_view summary = {};
+    // A badge the generic one cannot say (temperature's "greedy"); null: the generic one.
+    ParamBadge (*badge)(const SamplingParams& params, std::size_t vocab) = nullptr;
+
+    constexpr bool integer() const { return whole != nullptr; }
 };
 
-inline constexpr std::array<ParamInfo, 21> kParams{{
-    {Param::RepetitionPenalty, "repetition_penalty", "Repetition penalty", 1.0, 0.5, 2.0, false,
-     "For ids in prompt or output: l / r if l > 0, else l * r. Off at 1.", "> 0 and finite"},
-    {Param::PresencePenalty, "presence_penalty", "Presence penalty", 0.0, -2.0, 2.0, false,
-     "For ids generated at least once: l - presence. Off at 0.", "finite"},
-    {Param::FrequencyPenalty, "frequency_penalty", "Frequency penalty", 0.0, -2.0, 2.0, false,
-     "For ids generated c times: l - frequency x c. Off at 0.", "finite"},
-    {Param::Temperature, "temperature", "Temperature", 1.0, 0.0, 3.0, false,
-     "l / T before truncation. T = 0 is greedy (argmax, no draw). Off at 1.", ">= 0 and finite"},
-    {Param::TopK, "top_k", "Top-k", 0.0, 0.0, 200.0, true,
-     "Keep the k largest logits (ties to the lower id). Off at 0 or k >= V.", "an integer >= 0"},
-    {Param::TopP, "top_p", "Top-p", 1.0, 0.0, 1.0, false,
-     "Keep the shortest ranked prefix whose probability mass reaches p (the crossing token stays). Off at 1.",
-     "in [0, 1]"},
-    {Param::MinP, "min_p", "Min-p", 0.0, 0.0, 1.0, false,
-     "Keep ids with q >= min_p x max q over the kept set. Off at 0.", "in [0, 1]"},
-    {Param::TypicalP, "typical_p", "Typical-p", 1.0, 0.0, 1.0, false,
-     "Locally typical (llama.cpp): rank ids by |-log q - H|, H the entropy of q; keep the shortest prefix whose "
-     "mass passes p. Off at 1.",
-     "in [0, 1]"},
-    {Param::TopNSigma, "top_n_sigma", "Top-n-sigma", -1.0, -1.0, 5.0, false,
-     "Keep logits >= max l - n x sigma, sigma the standard deviation of the candidates' logits (llama.cpp). Off at "
-     "n <= 0.",
-     "finite"},
-    {Param::MinKeep, "min_keep", "Min keep", 1.0, 0.0, 20.0, true,
-     "llama.cpp's top-p, min-p, typical-p and XTC keep at least this many ids (0 acts as 1). Default 1.",
-     "an integer >= 0"},
-    {Param::DynatempRange, "dynatemp_range", "Dyn. temp range", 0.0, 0.0, 2.0, false,
-     "Dynamic temperature (llama.cpp): T' = lo + (hi - lo) x (H / log n)^exponent, lo = max(0, T - range), "
-     "hi = T + range, H the entropy of q over the n candidates. Off at 0.",
-     ">= 0 and finite"},
-    {Param::DynatempExponent, "dynatemp_exponent", "Dyn. temp exponent", 1.0, 0.0, 3.0, false,
-     "The exponent of the normalised entropy in dynamic temperature. Default 1.", ">= 0 and finite"},
-    {Param::XtcProbability, "xtc_probability", "XTC probability", 0.0, 0.0, 1.0, false,
-     "Exclude top choices (llama.cpp): with this probability, drop every id with q >= threshold but the least "
-     "likely of them (when two or more qualify). Off at 0.",
-     "in [0, 1]"},
-    {Param::XtcThreshold, "xtc_threshold", "XTC threshold", 0.1, 0.0, 1.0, false,
-     "The q an id needs to count as a top choice for XTC. Off above 0.5. Default 0.1.", "in [0, 1]"},
-    {Param::DryMultiplier, "dry_multiplier", "DRY multiplier", 0.0, 0.0, 2.0, false,
-     "Don't repeat yourself (llama.cpp): an id that would extend a repeat of length L >= allowed length loses "
-     "multiplier x base^(L - allowed). Off at 0.",
-     ">= 0 and finite"},
-    {Param::DryBase, "dry_base", "DRY base", 1.75, 1.0, 3.0, false,
-     "The base of DRY's penalty, growing with the repeat's length. Default 1.75.", ">= 1 and finite"},
-    {Param::DryAllowedLength, "dry_allowed_length", "DRY allowed length", 2.0, 0.0, 10.0, true,
-     "The longest repeat DRY lets pass unpenalised. Default 2.", "an integer >= 0"},
-    {Param::DryPenaltyLastN, "dry_penalty_last_n", "DRY last N", -1.0, -1.0, 512.0, true,
-     "How many of the last tokens DRY scans: -1 the whole history, 0 none (off). Default -1.",
-     "an integer >= -1"},
-    {Param::Mirostat, "mirostat", "Mirostat", 0.0, 0.0, 2.0, true,
-     "Mirostat 1 or 2 (llama.cpp): keeps the surprise -log2 q of the drawn tokens near tau by a state mu "
-     "(2 tau at the start, mu - eta (surprise - tau) after each token); replaces llama.cpp's truncation. Off at 0.",
-     "0, 1 or 2"},
-    {Param::MirostatTau, "mirostat_tau", "Mirostat tau", 5.0, 0.0, 10.0, false,
-     "Mirostat's target surprise, in bits. Default 5.", ">= 0 and finite"},
-    {Param::MirostatEta, "mirostat_eta", "Mirostat eta", 0.1, 0.0, 1.0, false,
-     "Mirostat's learning rate for mu. Default 0.1.", ">= 0 and finite"},
-}};
+// A list-valued parameter (logit_bias, dry_sequence_breakers): a field of
+// SamplingParams with its own syntax, read as text.
+struct ListParamInfo {
+    std::string_view key;      // JSON key; its flag is --key with '-' for '_'
+    std::string_view label;
+    std::string_view syntax;   // the text it reads, as error messages show it: "\"id:bias,...\""
+    ParamRole role = ParamRole::Shapes;
+    bool (*set)(const SamplingParams& params) = nullptr;       // not empty
+    bool (*on)(const SamplingParams& params, std::size_t vocab) = nullptr;
+    std::string (*text)(const SamplingParams& params) = nullptr;  // in the syntax parse reads
+    // Reads `text` into the field; throws InputError(key) naming what is wrong.
+    void (*parse)(SamplingParams& params, std::string_view text) = nullptr;
+    // Throws InputError(key) for an id outside [0, V).
+    void (*check)(const SamplingParams& params, std::size_t vocab) = nullptr;
+    // Throws InputError(key) for what no V makes valid (validate() calls it).
+    void (*validate)(const SamplingParams& params) = nullptr;
+    std::string_view summary = {};
+    ParamBadge (*badge)(const SamplingParams& params, std::size_t vocab) = nullptr;
+};
 
-// The parameters the contract (and the batch engine) has: the first rows of
-// kParams. The rest are read only by llama.cpp's extra stages.
-inline constexpr std::size_t kContractParamCount = 7;
+// The table, built from the stage descriptors when first read, in Param order:
+// `for (const auto& info : kParams)`, kParams[i], kParams.size().
+struct ParamTable {
+    const ParamInfo* begin() const;
+    const ParamInfo* end() const;
+    std::size_t size() const { return kParamCount; }
+    const ParamInfo& operator[](std::size_t i) const { return begin()[i]; }
+};
+inline constexpr ParamTable kParams{};
 
-constexpr const ParamInfo& param_info(Param param) { return kParams[static_cast<std::size_t>(param)]; }
+// The list-valued parameters, in the order of their stages.
+struct ListParamTable {
+    const ListParamInfo* begin() const;
+    const ListParamInfo* end() const;
+    std::size_t size() const { return static_cast<std::size_t>(end() - begin()); }
+};
+inline constexpr ListParamTable kListParams{};
 
+const ParamInfo& param_info(Param param);
 std::optional<Param> param_from_key(std::string_view key);
+const ListParamInfo* list_param_from_key(std::string_view key);
 
 double param_value(const SamplingParams& params, Param param);
 // Sets the value after validating it; throws InputError (and leaves params unchanged) when invalid.
 void set_param(SamplingParams& params, Param param, double value);
+// Whether the parameter holds its default.
+bool param_is_default(const SamplingParams& params, Param param);
 
 // An integer parameter (ParamInfo::integer) exactly as stored; param_value's
 // double rounds past 2^53.
@@ -186,7 +213,27 @@ std::optional<std::string> param_error(Param param, double value);
 // Throws InputError for the first invalid field.
 void validate(const SamplingParams& params);
 
-// Whether a stage's parameter is switched on for a vocabulary of size V.
+// The badge a parameter shows for these values (V ids; 0 when unknown).
+ParamBadge param_badge(const ParamInfo& info, const SamplingParams& params, std::size_t vocab);
+ParamBadge list_param_badge(const ListParamInfo& info, const SamplingParams& params, std::size_t vocab);
+
+// The generic badges the descriptors' rows build on.
+ParamBadge switch_badge(bool set, bool on, std::string_view blocked, std::string_view summary);
+ParamBadge shapes_badge(bool on);
+
+// A setting the batch engine cannot run: the key and the value as typed.
+struct ParamSetting {
+    std::string key;
+    std::string value;
+};
+// The first parameter outside the contract that switches something on (a
+// Switch row or list, in table order, then the lists), or nothing when only
+// the contract's stages are on. The batch engine runs the contract's stages
+// only and refuses a row with one.
+std::optional<ParamSetting> outside_contract_switch(const SamplingParams& params, std::size_t vocab);
+
+// Whether a stage's parameter is switched on for a vocabulary of size V: each
+// is its stage descriptor's gate (engine/core/stage.h stage_on).
 bool is_greedy(const SamplingParams& params);
 bool uses_repetition_penalty(const SamplingParams& params);
 bool uses_presence_frequency(const SamplingParams& params);
@@ -200,10 +247,7 @@ bool uses_dynatemp(const SamplingParams& params);
 bool uses_xtc(const SamplingParams& params);
 bool uses_dry(const SamplingParams& params);
 bool uses_mirostat(const SamplingParams& params);
-// The first of llama.cpp's extra samplers (the parameters after
-// kContractParamCount, and the two lists) that `params` switches on, as its
-// key; nothing when only the contract's stages are on.
-std::optional<std::string_view> extra_sampler_on(const SamplingParams& params);
+bool uses_logit_bias(const SamplingParams& params);
 
 // The logit bias as typed: "id:bias,id:bias" (white space around items
 // allowed; empty text is no bias). Each id a decimal integer >= 0, each bias
@@ -214,7 +258,8 @@ std::vector<LogitBias> parse_logit_bias(std::string_view text);
 std::string format_logit_bias(const std::vector<LogitBias>& bias);
 // Throws InputError("logit_bias") for the first id >= V.
 void check_logit_bias(const std::vector<LogitBias>& bias, std::size_t vocab_size);
-bool uses_logit_bias(const SamplingParams& params);
+// Throws InputError("logit_bias") for a negative id or a bias neither finite nor -inf.
+void validate_logit_bias(const std::vector<LogitBias>& bias);
 
 // DRY's sequence breakers as typed: id sequences separated by ';', the ids of
 // one by ',' ("13;198,271": the breaker 13 and the breaker 198 271). Empty
@@ -223,6 +268,8 @@ std::vector<std::vector<std::int64_t>> parse_dry_sequence_breakers(std::string_v
 std::string format_dry_sequence_breakers(const std::vector<std::vector<std::int64_t>>& breakers);
 // Throws InputError("dry_sequence_breakers") for the first id >= V.
 void check_dry_sequence_breakers(const std::vector<std::vector<std::int64_t>>& breakers, std::size_t vocab_size);
+// Throws InputError("dry_sequence_breakers") for an empty breaker or a negative id.
+void validate_dry_sequence_breakers(const std::vector<std::vector<std::int64_t>>& breakers);
 
 // A seed for a request that did not give one (random, 64 bits).
 std::uint64_t choose_seed();

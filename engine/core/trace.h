@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/core/sampling_params.h"
@@ -125,6 +126,9 @@ struct SampleTrace {
     bool fell_back = false;        // u was not below the last cumulative sum (rounding)
     std::uint64_t draws_before = 0;  // draws the request had consumed before this step
     std::uint64_t draws_consumed = 0;  // and after it
+    // The keys of the parameters set away from their default that no step of
+    // the pipeline read: the table's in its order, then the lists.
+    std::vector<std::string> ignored_params;
 
     // The stage's trace, found by its Stage (a pipeline's order may differ from kStages).
     const StageTrace* find_stage(Stage s) const {

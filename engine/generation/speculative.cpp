@@ -355,8 +355,8 @@ SpecRoundDiff diff_round(const SpecPreset& a, const SpecPreset& b, const SpecRou
 
 void check_same_vocabulary(const LanguageModel& target, const LanguageModel& draft) {
     if (target.vocab_size() != draft.vocab_size()) {
-        throw InputError("draft", "the draft's vocabulary has " + grouped_integer(draft.vocab_size()) +
-                                      " tokens and the target's " + grouped_integer(target.vocab_size()) +
+        throw InputError("draft", "the draft's vocabulary has " + format_count(draft.vocab_size()) +
+                                      " tokens and the target's " + format_count(target.vocab_size()) +
                                       ": speculative decoding needs one vocabulary (" + draft.description() + ")");
     }
     const auto& a = target.labels();

@@ -43,22 +43,13 @@ RowRequest row_request_from_json(const nlohmann::json& object, const std::string
             } else {
                 throw InputError("seed", where + ": seed must be a decimal string, got " + value.dump());
             }
-        } else if (key == "logit_bias") {
+        } else if (const ListParamInfo* list = list_param_from_key(key)) {
             if (!value.is_string()) {
-                throw InputError(key, where + ": logit_bias must be a string \"id:bias,...\", got " + value.dump());
+                throw InputError(key, where + ": " + key + " must be a string " + std::string(list->syntax) +
+                                          ", got " + value.dump());
             }
             try {
-                row.params.logit_bias = parse_logit_bias(value.get<std::string>());
-            } catch (const InputError& error) {
-                throw InputError(key, where + ": " + error.what());
-            }
-        } else if (key == "dry_sequence_breakers") {
-            if (!value.is_string()) {
-                throw InputError(key, where + ": dry_sequence_breakers must be a string \"id,id;id\", got " +
-                                          value.dump());
-            }
-            try {
-                row.params.dry_sequence_breakers = parse_dry_sequence_breakers(value.get<std::string>());
+                list->parse(row.params, value.get<std::string>());
             } catch (const InputError& error) {
                 throw InputError(key, where + ": " + error.what());
             }
@@ -76,7 +67,7 @@ RowRequest row_request_from_json(const nlohmann::json& object, const std::string
         } else if (const auto param = param_from_key(key)) {
             if (!value.is_number()) throw InputError(key, where + ": " + key + " must be a number, got " + value.dump());
             try {
-                if (!param_info(*param).integer) {
+                if (!param_info(*param).integer()) {
                     set_param(row.params, *param, value.get<double>());
                 } else if (value.is_number_integer()) {
                     // Read exactly: a JSON integer never passes through a double.
@@ -155,16 +146,20 @@ std::vector<RowRequest> load_row_requests_file(const std::string& path, std::siz
 }
 
 nlohmann::ordered_json params_to_json(const SamplingParams& params) {
-    nlohmann::ordered_json out;
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
     for (const auto& info : kParams) {
-        if (info.integer) {
+        // Only what differs from the table's default: a parameter added to
+        // the table leaves every record made without it as it was.
+        if (param_is_default(params, info.param)) continue;
+        if (info.integer()) {
             out[std::string(info.key)] = integer_param(params, info.param);
         } else {
             out[std::string(info.key)] = param_value(params, info.param);
         }
     }
-    out["logit_bias"] = format_logit_bias(params.logit_bias);
-    out["dry_sequence_breakers"] = format_dry_sequence_breakers(params.dry_sequence_breakers);
+    for (const auto& list : kListParams) {
+        if (list.set(params)) out[std::string(list.key)] = list.text(params);
+    }
     out["seed"] = params.seed ? nlohmann::ordered_json(std::to_string(*params.seed)) : nlohmann::ordered_json(nullptr);
     return out;
 }

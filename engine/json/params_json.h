@@ -26,6 +26,9 @@ std::vector<RowRequest> row_requests_from_json(const nlohmann::json& list, std::
 inline constexpr std::uint64_t kParamsFileLimitBytes = 256ULL << 20;
 std::vector<RowRequest> load_row_requests_file(const std::string& path, std::size_t rows);
 
+// The parameters that differ from their default (in table order, then the
+// lists), and the seed (null when none was chosen yet): what
+// row_request_from_json reads back into the same SamplingParams.
 nlohmann::ordered_json params_to_json(const SamplingParams& params);
 
 }  // namespace samplescope

@@ -90,7 +90,7 @@ nlohmann::ordered_json side_to_json(const PipelineTrace& trace) {
     out["u"] = trace.trace.u ? nlohmann::ordered_json(*trace.trace.u) : nlohmann::ordered_json(nullptr);
     out["tie_at_boundary"] = trace.any_tie();
     out["near_boundary"] = trace.any_near_boundary();
-    out["ignored_params"] = trace.ignored_params;
+    out["ignored_params"] = trace.trace.ignored_params;
     add_engine_f32(out, trace);
     return out;
 }
@@ -134,6 +134,7 @@ nlohmann::ordered_json pipeline_stage_to_json(const PipelineTrace& trace, std::s
 nlohmann::ordered_json pipeline_trace_to_json(const PipelineTrace& trace, const TraceJsonOptions& options) {
     TraceJsonOptions without_stages = options;
     without_stages.stages = false;
+    without_stages.ignored_params = false;  // after this trace's own keys, below
     nlohmann::ordered_json out = trace_to_json(trace.trace, without_stages);
     if (options.stages) {
         auto& stages = out["stages"];
@@ -144,7 +145,7 @@ nlohmann::ordered_json pipeline_trace_to_json(const PipelineTrace& trace, const 
     out["pipeline"] = trace.pipeline;
     out["tie_at_boundary"] = trace.any_tie();
     out["near_boundary"] = trace.any_near_boundary();
-    out["ignored_params"] = trace.ignored_params;
+    out["ignored_params"] = trace.trace.ignored_params;
     add_engine_f32(out, trace);
     add_engine_checks(out, trace);
     add_llamacpp_state(out, trace);

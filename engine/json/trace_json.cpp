@@ -105,6 +105,7 @@ nlohmann::ordered_json trace_to_json(const SampleTrace& trace, const TraceJsonOp
         for (const auto& stage : trace.stages) stages.push_back(stage_to_json(stage, options));
     }
     out["stages"] = std::move(stages);
+    if (options.ignored_params) out["ignored_params"] = trace.ignored_params;
     return out;
 }
 

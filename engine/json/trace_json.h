@@ -19,6 +19,8 @@ struct TraceJsonOptions {
     // probabilities are left out (their counts and thresholds stay): one
     // line per stage for a generation's tokens.
     bool kept_lists = true;
+    // false: no "ignored_params" (a preset's trace writes it after keys of its own).
+    bool ignored_params = true;
 };
 
 nlohmann::ordered_json trace_to_json(const SampleTrace& trace, const TraceJsonOptions& options = {});

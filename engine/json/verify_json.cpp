@@ -29,6 +29,7 @@ nlohmann::ordered_json verification_to_json(const SamplerVerification& verificat
         j["verdict"] = row.pass ? "pass" : "fail";
         j["samples"] = row.samples;
         j["kept_count"] = verified_ids(verification.exact[r]).size();
+        j["ignored_params"] = verification.exact[r].trace.ignored_params;
         j["support_violations"] = row.outside_count;
         auto outside = nlohmann::ordered_json::array();
         for (const IdCount& c : row.support_violations) outside.push_back({{"id", c.id}, {"count", c.count}});
@@ -72,7 +73,12 @@ nlohmann::ordered_json verify_plan_to_json(const std::vector<PipelineTrace>& exa
     for (std::size_t r = 0; r < exact.size(); ++r) {
         const std::uint64_t n = samples_needed(verified_probs(exact[r]), tv, level);
         most = std::max(most, n);
-        list.push_back({{"row", rows[r]}, {"kept_count", verified_ids(exact[r]).size()}, {"samples_needed", n}});
+        nlohmann::ordered_json row;
+        row["row"] = rows[r];
+        row["kept_count"] = verified_ids(exact[r]).size();
+        row["ignored_params"] = exact[r].trace.ignored_params;
+        row["samples_needed"] = n;
+        list.push_back(std::move(row));
     }
     out["samples_needed"] = most;
     out["rows"] = std::move(list);

@@ -163,9 +163,9 @@ std::string NgramModel::description() const {
     const auto& trie = data_->trie;
     std::string counts;
     for (int n = 1; n <= trie.order(); ++n) {
-        counts += (n > 1 ? ", " : "") + grouped_integer(trie.count(n)) + " " + kNames[n] + "s";
+        counts += (n > 1 ? ", " : "") + format_count(trie.count(n)) + " " + kNames[n] + "s";
     }
-    std::string text = std::string(kNames[order_]) + " back-off model, V = " + grouped_integer(trie.vocab_size()) +
+    std::string text = std::string(kNames[order_]) + " back-off model, V = " + format_count(trie.vocab_size()) +
                        " words (" + counts + ")";
     if (order_ < trie.order()) text += ", restricted from the file's " + std::string(kNames[trie.order()]) + "s";
     return text;

@@ -25,8 +25,8 @@ RowsModel::RowsModel(LogitsMatrix rows, std::vector<std::string> labels, std::st
 }
 
 std::string RowsModel::description() const {
-    return "recorded rows from " + source_ + ": T = " + grouped_integer(rows_.rows) + " steps of V = " +
-           grouped_integer(rows_.cols) + (labels_.empty() ? " (no vocabulary)" : "");
+    return "recorded rows from " + source_ + ": T = " + format_count(rows_.rows) + " steps of V = " +
+           format_count(rows_.cols) + (labels_.empty() ? " (no vocabulary)" : "");
 }
 
 void RowsModel::next_logits(const ModelContext& context, std::vector<double>& row) const {

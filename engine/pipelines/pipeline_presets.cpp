@@ -1,6 +1,6 @@
 // The presets, each step with the rule its stack follows. The sources of every
-// rule are in kRules (engine/stages/pipeline.h); the order of each stack's steps was
-// read in:
+// rule are in its stage's descriptor (engine/stages/stage_*.cpp); the order of
+// each stack's steps was read in:
 //   vllm:     vllm-project/vllm vllm/v1/sample/sampler.py Sampler.forward, Sampler.sample
 //             (penalties -> greedy -> temperature -> min-p -> top-k/top-p)
 //   sglang:   sgl-project/sglang python/sglang/srt/sampling/sampling_batch_info.py

@@ -68,7 +68,7 @@ public:
             record(step.stage, active, std::move(report), std::move(shown));
         }
         SampleResult result = finish(rng);
-        if (out_) out_->ignored_params = ignored_params();
+        if (out_) out_->trace.ignored_params = ignored_params();
         return result;
     }
 
@@ -137,7 +137,7 @@ private:
     }
 
     // The parameters set away from their default that no enabled step of this
-    // pipeline reads, in the parameter table's order.
+    // pipeline reads: the table's in its order, then the lists.
     std::vector<std::string> ignored_params() const {
         std::vector<std::string> ignored;
         // A step counts when it is enabled and, in llama.cpp's mirostat chain, one of that chain's.
@@ -149,9 +149,8 @@ private:
             for (const auto& step : pipeline_.steps) read = read || (runs(step) && step.stage == stage);
             return read;
         };
-        if (uses_logit_bias(row_.params) && !list_read(Stage::LogitBias)) ignored.emplace_back("logit_bias");
         for (const auto& info : kParams) {
-            if (param_value(row_.params, info.param) == info.default_value) continue;
+            if (param_is_default(row_.params, info.param)) continue;
             bool read = false;
             for (const auto& step : pipeline_.steps) {
                 if (!runs(step)) continue;
@@ -167,8 +166,9 @@ private:
             }
             if (!read) ignored.emplace_back(info.key);
         }
-        if (!row_.params.dry_sequence_breakers.empty() && !list_read(Stage::Dry)) {
-            ignored.emplace_back("dry_sequence_breakers");
+        // The lists after the table, as `params` prints them: each is read by its own stage's step.
+        for (const auto& list : kListParams) {
+            if (list.set(row_.params) && !list_read(list_param_stage(list))) ignored.emplace_back(list.key);
         }
         return ignored;
     }
@@ -218,7 +218,7 @@ std::optional<EngineF32> engine_f32(const Pipeline& pipeline, const PipelineInpu
     std::string lost_key;
     std::string lost;
     for (const auto& info : kParams) {
-        if (info.integer) continue;
+        if (info.integer()) continue;
         const double given = param_value(input.params, info.param);
         const double held = in_arithmetic(Arithmetic::F32, given);
         const bool out_of_range = given != 0.0 && std::isfinite(given) && (std::isinf(held) || held == 0.0);

@@ -688,7 +688,7 @@ TokenExplanation explain_row(const Response& response, std::size_t i, const Expl
     bool cut = false;
     for (std::size_t s = 0; s < trace.trace.stages.size(); ++s) {
         const StageTrace& stage = trace.trace.stages[s];
-        const StageInfo& info = stage_info(stage.stage);
+        const StageDescriptor& info = stage_info(stage.stage);
         if (!(info.truncates || stage.stage == Stage::Greedy)) continue;
         if (!stage.active) {
             if (stage.stage == Stage::TopK || stage.stage == Stage::TopP || stage.stage == Stage::MinP) {

@@ -105,7 +105,7 @@ RequestSettings read_request_settings(const Json& body, const std::string& sourc
         if (const auto param = param_for_key(key)) {
             const ParamInfo& info = param_info(*param);
             double x = 0.0;
-            if (info.integer) {
+            if (info.integer()) {
                 std::int64_t n = reader.integer(key, value);
                 // vLLM and SGLang spell "every id" as top_k = -1; the table's off value is 0.
                 if (*param == Param::TopK && n == -1) n = 0;

@@ -1,24 +1,36 @@
 #include "engine/stages/pipeline.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "engine/base/input_error.h"
+#include "engine/stages/stage_unit.h"
 
 namespace samplescope {
 
 std::vector<Rule> rules_for_stage(Stage stage) {
     std::vector<Rule> rules;
-    for (const auto& info : kRules) {
-        if (info.stage == stage) rules.push_back(info.rule);
-    }
+    for (const auto& info : stage_info(stage).rules) rules.push_back(info.rule);
     return rules;
 }
 
 std::optional<Rule> rule_from_name(Stage stage, std::string_view name) {
-    for (const auto& info : kRules) {
-        if (info.stage == stage && info.name == name) return info.rule;
+    for (const auto& info : stage_info(stage).rules) {
+        if (info.name == name) return info.rule;
     }
     return std::nullopt;
+}
+
+const StageUnit& stage_unit(Stage stage) {
+    const StageUnit* unit = stage_info(stage).unit;
+    if (!unit) throw std::logic_error("no stage unit for stage " + std::string(stage_info(stage).name));
+    return *unit;
+}
+
+std::string off_because(const std::string& settings, std::string_view off_at, bool truncates) {
+    return "Off: " + settings + " (" + std::string(off_at) + ").\n" +
+           (truncates ? "Every candidate passes." : "The distribution passes through unchanged.");
 }
 
 bool mirostat_chain(const Pipeline& pipeline, const SamplingParams& params) {
@@ -29,9 +41,7 @@ bool in_mirostat_chain(Stage stage) {
     return stage == Stage::LogitBias || stage == Stage::Temperature || stage == Stage::Mirostat;
 }
 
-bool is_step_stage(Stage stage) {
-    return stage != Stage::Widen && stage != Stage::Softmax && stage != Stage::Draw;
-}
+bool is_step_stage(Stage stage) { return stage_info(stage).unit != nullptr; }
 
 const PipelineStep* Pipeline::find_step(Stage stage) const {
     const auto it = std::find_if(steps.begin(), steps.end(), [stage](const PipelineStep& s) { return s.stage == stage; });

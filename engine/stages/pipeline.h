@@ -1,5 +1,6 @@
 // Sampling pipelines: an ordered list of steps, each naming a Stage of
-// engine/core/stage.h and the rule that stage follows. The contract's own pipeline
+// engine/core/stage.h and the Rule that stage follows (each stage's
+// descriptor lists its rules with the source each was read in). The contract's own pipeline
 // is one of them (`spec`); the others model how a serving stack orders and
 // bounds the same knobs (docs/pipelines.md, with the source of every rule).
 //
@@ -10,7 +11,6 @@
 // stack's own random numbers.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -24,205 +24,11 @@
 
 namespace samplescope {
 
-// Every rule a step can follow. Several stacks share a rule; the table below
-// names them and the source each was read in.
-enum class Rule : int {
-    // Logit bias: added to the listed logits.
-    LogitBiasAdd,
-    // Repetition penalty: which ids it covers (the sign test is the same everywhere).
-    RepetitionContext,
-    RepetitionOutputOnly,
-    RepetitionLastN,
-    // Presence and frequency: which occurrences count.
-    PresenceFrequencyOutput,
-    PresenceFrequencyLastN,
-    // Greedy: what temperature switches the draw off.
-    GreedyContract,
-    GreedyVllm,
-    GreedySglang,
-    GreedyHf,
-    // Temperature.
-    TemperatureDivide,
-    TemperatureVllm,
-    TemperatureLlamaCpp,
-    // Top-k: who survives a tie at the k-th value.
-    TopKContract,
-    TopKKeepTies,
-    TopKExactUnstable,
-    TopKFlashInfer,
-    // Top-p: the comparison that decides the boundary.
-    TopPContract,
-    TopPAscendingCumsum,
-    TopPAscendingCumsumStable,
-    TopPExclusivePrefix,
-    TopPExclusivePrefixStrict,
-    TopPInclusiveCumsum,
-    TopPMassAboveByValue,
-    // Min-p: the space the floor is compared in.
-    MinPProb,
-    MinPLog,
-    // Typical-p (llama.cpp only).
-    TypicalPLlamaCpp,
-    // Top-n-sigma (llama.cpp only).
-    TopNSigmaLlamaCpp,
-    // llama.cpp's DRY, XTC and mirostat (v1 or v2, as the mirostat parameter says).
-    DryLlamaCpp,
-    XtcLlamaCpp,
-    MirostatLlamaCpp,
-};
-
-struct RuleInfo {
-    Rule rule;
-    Stage stage;                 // the stage this rule belongs to
-    std::string_view name;       // machine name: "top_p:ascending_cumsum" is written as stage:name
-    std::string_view title;      // short human title, as in a combo box
-    std::string_view stacks;     // which pipelines use it
-    std::string_view summary;    // the comparison, literally
-    std::string_view citation;   // repository, file, function
-    bool unstable_ties;          // the stack breaks ties by an unstable sort (lower id here, flagged)
-};
-
-inline constexpr std::array<RuleInfo, 31> kRules{{
-    {Rule::LogitBiasAdd, Stage::LogitBias, "add", "l + bias", "llamacpp",
-     "For each listed (id, bias): l[id] += bias; a bias of -inf bans the id. Applied first, before the penalties.",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_logit_bias_apply; common/sampling.cpp "
-     "common_sampler_init (logit bias added to the chain first)",
-     false},
-    {Rule::RepetitionContext, Stage::RepetitionPenalty, "context", "Prompt and output ids",
-     "spec, vllm, hf", "Every distinct id of prompt and output: l > 0 ? l / r : l * r.",
-     "vllm-project/vllm vllm/model_executor/layers/utils.py apply_penalties; huggingface/transformers "
-     "src/transformers/generation/logits_process.py RepetitionPenaltyLogitsProcessor",
-     false},
-    {Rule::RepetitionOutputOnly, Stage::RepetitionPenalty, "output_only", "Output ids only", "sglang",
-     "Only ids generated so far; the prompt is not penalised.",
-     "sgl-project/sglang python/sglang/srt/sampling/penaltylib/repetition_penalty.py _cumulate_output_tokens",
-     false},
-    {Rule::RepetitionLastN, Stage::RepetitionPenalty, "last_n", "Last N of prompt + output", "llamacpp",
-     "Ids among the last N accepted tokens (prompt tail and output), N = penalty_last_n.",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_penalties_apply", false},
-    {Rule::PresenceFrequencyOutput, Stage::PresenceFrequency, "output", "Output counts (OpenAI)",
-     "spec, vllm, sglang", "l - frequency x c - presence, c = times generated.",
-     "vllm-project/vllm vllm/model_executor/layers/utils.py apply_penalties; sgl-project/sglang "
-     "python/sglang/srt/sampling/penaltylib/frequency_penalty.py, presence_penalty.py",
-     false},
-    {Rule::PresenceFrequencyLastN, Stage::PresenceFrequency, "last_n", "Counts in the last N", "llamacpp",
-     "l - (c x frequency + presence), c = count among the last N accepted tokens.",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_penalties_apply", false},
-    {Rule::GreedyContract, Stage::Greedy, "contract", "T = 0", "spec, flashinfer-*",
-     "T == 0: argmax, ties to the lowest id, no draw.", "sampling contract section 2, step 5", false},
-    {Rule::GreedyVllm, Stage::Greedy, "vllm", "T = 0", "vllm",
-     "T < 1e-5 after 0 < T < 0.01 was raised to 0.01, so only T = 0: argmax of the penalised logits, ties to the "
-     "first index, no draw.",
-     "vllm-project/vllm vllm/sampling_params.py SamplingParams.__post_init__ (_MAX_TEMP, then _SAMPLING_EPS); "
-     "vllm/v1/sample/sampler.py Sampler.sample",
-     false},
-    {Rule::GreedySglang, Stage::Greedy, "sglang", "T < 1e-6", "sglang",
-     "T < 1e-6: T := 1, top_k := 1; an all-greedy batch takes argmax (ties to the first index), no draw.",
-     "sgl-project/sglang python/sglang/srt/sampling/sampling_params.py SamplingParams.__init__; "
-     "python/sglang/srt/layers/sampler.py Sampler.forward",
-     false},
-    {Rule::GreedyHf, Stage::Greedy, "hf", "do_sample = False", "hf",
-     "T = 0 stands for do_sample=False: argmax of the processed scores, ties to the first index, no draw.",
-     "huggingface/transformers src/transformers/generation/utils.py GenerationMixin._sample", false},
-    {Rule::TemperatureDivide, Stage::Temperature, "divide", "l / T", "spec, sglang, hf, flashinfer-*",
-     "Every logit divided by T.",
-     "huggingface/transformers src/transformers/generation/logits_process.py TemperatureLogitsWarper; "
-     "sgl-project/sglang python/sglang/srt/layers/sampler.py Sampler.forward",
-     false},
-    {Rule::TemperatureVllm, Stage::Temperature, "vllm", "l / T, T raised to 0.01", "vllm",
-     "0 < T < 1e-2 is raised to 1e-2 (_MAX_TEMP); then l / T.",
-     "vllm-project/vllm vllm/sampling_params.py SamplingParams.__post_init__ (_MAX_TEMP); "
-     "vllm/v1/sample/sampler.py Sampler.sample",
-     false},
-    {Rule::TemperatureLlamaCpp, Stage::Temperature, "llamacpp", "l / T; T <= 0 keeps the max", "llamacpp",
-     "T <= 0: only the first maximal logit stays (the draw still runs over it); else l / T. With a dynamic "
-     "range d > 0 (and two or more candidates): T' = lo + (hi - lo) (H / log n)^exponent, lo = max(0, T - d), "
-     "hi = T + d, H the entropy of the candidates' q.",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_temp_ext_apply, llama_sampler_temp_impl", true},
-    {Rule::TopKContract, Stage::TopK, "contract", "Exactly k, lower id first", "spec",
-     "The first k by (logit desc, id asc).", "sampling contract section 2, step 6", false},
-    {Rule::TopKKeepTies, Stage::TopK, "keep_ties", "Keep all equal to the k-th", "vllm, hf",
-     "Drop l < k-th logit: every id tied with the k-th value stays.",
-     "vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p; huggingface/transformers "
-     "src/transformers/generation/logits_process.py TopKLogitsWarper",
-     false},
-    {Rule::TopKExactUnstable, Stage::TopK, "exact", "Exactly k, unstable sort", "sglang, llamacpp",
-     "Positions >= k of a descending (unstable) sort are dropped: exactly k survive.",
-     "sgl-project/sglang python/sglang/srt/layers/sampler.py top_k_top_p_min_p_sampling_from_probs_torch; "
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_top_k_impl",
-     true},
-    {Rule::TopKFlashInfer, Stage::TopK, "by_value", "#{p_j > p_t} < k", "flashinfer-*",
-     "Keep t when fewer than k ids have a strictly larger probability: ties by value stay together.",
-     "flashinfer-ai/flashinfer include/flashinfer/sampling.cuh TopKSamplingFromProbKernel; "
-     "flashinfer/sampling.py top_k_mask_logits",
-     false},
-    {Rule::TopPContract, Stage::TopP, "contract", "Running mass reaches p", "spec",
-     "Walk by (logit desc, id asc); the id whose running mass first reaches p is the last kept.",
-     "sampling contract section 2, step 7", false},
-    {Rule::TopPAscendingCumsum, Stage::TopP, "ascending_cumsum", "Ascending cumsum <= 1 - p dropped",
-     "vllm, hf", "Sort ascending, cumsum; drop cumsum <= 1 - p; the largest always stays.",
-     "vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p; huggingface/transformers "
-     "src/transformers/generation/logits_process.py TopPLogitsWarper",
-     true},
-    {Rule::TopPAscendingCumsumStable, Stage::TopP, "ascending_cumsum_stable",
-     "Ascending cumsum <= 1 - p dropped, stable sort", "vllm and hf on the CPU (variant)",
-     "As ascending_cumsum, sorted stably as torch.sort is on the CPU: among equal logits the lower id sits "
-     "first in the ascending order and is dropped first, so the higher ids stay.",
-     "vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p; huggingface/transformers "
-     "src/transformers/generation/logits_process.py TopPLogitsWarper; torch.sort (stable on the CPU)",
-     false},
-    {Rule::TopPExclusivePrefix, Stage::TopP, "exclusive_prefix", "Exclusive prefix <= p kept", "sglang",
-     "Sort descending, cumsum; drop (cumsum - p_i) > p: the id whose prefix equals p stays.",
-     "sgl-project/sglang python/sglang/srt/layers/sampler.py top_k_top_p_min_p_sampling_from_probs_torch", true},
-    {Rule::TopPExclusivePrefixStrict, Stage::TopP, "exclusive_prefix_strict", "Exclusive prefix < p kept",
-     "FlashInfer's torch reference (variant)",
-     "Sort descending, cumsum; keep (cumsum - p_i) < p: the id whose prefix equals p goes.",
-     "flashinfer-ai/flashinfer flashinfer/trace/templates/sampling.py _top_p_renorm_probs_reference", true},
-    {Rule::TopPInclusiveCumsum, Stage::TopP, "inclusive_cumsum", "Inclusive cumsum >= p stops", "llamacpp",
-     "Sort descending; keep up to the first id whose inclusive cumsum is >= p.",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_top_p_apply", true},
-    {Rule::TopPMassAboveByValue, Stage::TopP, "mass_above", "Mass strictly above < p", "flashinfer-*",
-     "Keep t when the mass of ids with p_j > p_t is < p: tied ids stay or go together.",
-     "flashinfer-ai/flashinfer include/flashinfer/sampling.cuh TopPSamplingFromProbKernel", false},
-    {Rule::MinPProb, Stage::MinP, "prob", "q >= min_p x max q", "spec, vllm, sglang, hf, flashinfer-*",
-     "Softmax over the ids it sees; keep q >= min_p x max q.",
-     "vllm-project/vllm vllm/v1/sample/logits_processor/builtin.py MinPLogitsProcessor.apply; "
-     "huggingface/transformers src/transformers/generation/logits_process.py MinPLogitsWarper",
-     false},
-    {Rule::MinPLog, Stage::MinP, "log", "l >= max l + log(min_p)", "llamacpp",
-     "In log space: keep l >= max l + log(min_p) over the ids it sees.",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_min_p_apply", false},
-    {Rule::TypicalPLlamaCpp, Stage::TypicalP, "llamacpp", "|-log q - H| ranked, mass > p", "llamacpp",
-     "H = -sum q log q; sort by |-log q - H| ascending; keep up to the first id whose running mass is > p "
-     "(and at least min_keep ids).",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_typical_apply", true},
-    {Rule::TopNSigmaLlamaCpp, Stage::TopNSigma, "llamacpp", "l >= max - n sigma", "llamacpp",
-     "Over the finite logits: max, mean and population sigma; drop l < max - n x sigma. One candidate passes.",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_top_n_sigma_apply", false},
-    {Rule::DryLlamaCpp, Stage::Dry, "llamacpp", "multiplier x base^(L - allowed)", "llamacpp",
-     "Over the last N tokens (prompt and output): for each earlier end of a repeat of the suffix, of length "
-     "L >= allowed (cut at the latest sequence breaker), the id after it loses multiplier x base^(L - allowed), the "
-     "longest L per id; single-token breakers are never penalised.",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_dry_apply", false},
-    {Rule::XtcLlamaCpp, Stage::Xtc, "llamacpp", "coin < p: drop q >= t but the last", "llamacpp",
-     "A coin u from its own stream (label 6); u < p: in rank order, drop the ids with q >= threshold except the "
-     "last of them, when two or more qualify and at least min_keep remain.",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sample_xtc_apply", true},
-    {Rule::MirostatLlamaCpp, Stage::Mirostat, "llamacpp", "v1: top k(mu); v2: -log2 q <= mu", "llamacpp",
-     "v2: keep the ranked prefix with -log2 q <= mu (at least one). v1: s from the top 100 ranks' Zipf fit, "
-     "k = ((s - 1) 2^mu / (1 - V^(1 - s)))^(1 / s), keep the top max(1, k). After the draw mu -= eta "
-     "(-log2 q_token - tau).",
-     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_mirostat_apply, llama_sampler_mirostat_v2_apply",
-     true},
-}};
-
-constexpr const RuleInfo& rule_info(Rule rule) { return kRules[static_cast<std::size_t>(rule)]; }
-
-// The rules a stage may follow, in table order (the first is the contract's).
+// The rules a stage may follow, in its descriptor's order (the first is the contract's).
 std::vector<Rule> rules_for_stage(Stage stage);
 std::optional<Rule> rule_from_name(Stage stage, std::string_view name);
 
-// The stages a pipeline step may name: the ones between widening and the final softmax.
+// The stages a pipeline step may name: the ones with a unit, between widening and the final softmax.
 bool is_step_stage(Stage stage);
 
 
@@ -336,7 +142,6 @@ struct PipelineTrace {
     std::string pipeline;         // its name
     SampleTrace trace;            // stages in the pipeline's own order
     std::vector<StepReport> reports;  // aligned with trace.stages
-    std::vector<std::string> ignored_params;  // parameter keys set away from off that no step of this pipeline reads
 
     // The same step in the engine's own float32 arithmetic, present only
     // where it decides differently (below).

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "engine/base/buffer_pool.h"
@@ -560,6 +561,26 @@ double RowState::contract_logprob(std::int32_t token) {
         penalised_sums_valid_ = true;
     }
     return log_softmax_at(values[static_cast<std::size_t>(token)], penalised_sums_.max_logit, penalised_sums_.partition);
+}
+
+PenaltyScope last_n_scope(const RowState& row) {
+    const auto n = static_cast<std::size_t>(row.pipeline.penalty_last_n);
+    const std::size_t from_output = std::min(n, row.input.output_ids.size());
+    const std::size_t from_prompt = std::min(n - from_output, row.input.prompt_ids.size());
+    std::map<std::int32_t, std::uint32_t> counts;
+    for (const auto id : row.input.prompt_ids.last(from_prompt)) ++counts[static_cast<std::int32_t>(id)];
+    for (const auto id : row.input.output_ids.last(from_output)) ++counts[static_cast<std::int32_t>(id)];
+    PenaltyScope scope;
+    for (const auto& [id, count] : counts) {
+        scope.ids.push_back(id);
+        scope.counts.push_back(count);
+    }
+    return scope;
+}
+
+bool penalty_window_open(const Pipeline& pipeline, const PipelineStep& step) {
+    const bool windowed = step.rule == Rule::RepetitionLastN || step.rule == Rule::PresenceFrequencyLastN;
+    return !windowed || pipeline.penalty_last_n > 0;
 }
 
 }  // namespace samplescope

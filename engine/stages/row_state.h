@@ -191,4 +191,16 @@ private:
     StageProbs probs_snapshot_;
 };
 
+// The ids a last-N penalty rule covers, with their counts: llama.cpp's ring
+// buffer of the last N accepted tokens, the prompt's tail first
+// (ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_penalties_apply).
+struct PenaltyScope {
+    std::vector<std::int32_t> ids;       // distinct, ascending
+    std::vector<std::uint32_t> counts;   // aligned with ids, each > 0
+};
+PenaltyScope last_n_scope(const RowState& row);
+
+// Whether a penalty step reads its parameters: a last-N rule with a window of 0 reads nothing.
+bool penalty_window_open(const Pipeline& pipeline, const PipelineStep& step);
+
 }  // namespace samplescope

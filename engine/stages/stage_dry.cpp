@@ -21,12 +21,12 @@
 // Knuth-Morris-Pratt matcher per breaker over the reversed window, step 2 the
 // Z-algorithm, so a 200,000-id history costs milliseconds (docs/samplers.md).
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <vector>
 
+#include "engine/core/gates.h"
 #include "engine/stages/row_state.h"
 #include "engine/stages/stage_unit.h"
 
@@ -160,8 +160,11 @@ std::optional<DryPenalty> decide(const RowState& row) {
     return out;
 }
 
+// llama_sampler_dry_apply returns at multiplier 0 or a window of 0 (base < 1 is refused here).
+bool gate(const SamplingParams& p, std::size_t) { return gate_dry(p.dry_multiplier, p.dry_penalty_last_n); }
+
 bool dry(RowState& row, const PipelineStep&, StepReport& report, StageTrace& shown) {
-    if (!uses_dry(row.params)) return false;
+    if (!gate(row.params, row.vocab)) return false;
     check_dry_sequence_breakers(row.params.dry_sequence_breakers, row.vocab);
     std::optional<DryPenalty> penalty = decide(row);
     if (!penalty) {
@@ -178,11 +181,89 @@ bool dry(RowState& row, const PipelineStep&, StepReport& report, StageTrace& sho
     return true;
 }
 
-constexpr std::array<Param, 4> kReads{Param::DryMultiplier, Param::DryBase, Param::DryAllowedLength,
-                                      Param::DryPenaltyLastN};
+constexpr Param kReads[] = {Param::DryMultiplier, Param::DryBase, Param::DryAllowedLength, Param::DryPenaltyLastN};
+constexpr StageUnit kUnit{kReads, listens_always, dry};
+
+constexpr ParamInfo kStageParams[] = {
+    {.param = Param::DryMultiplier, .key = "dry_multiplier", .label = "DRY multiplier", .default_value = 0.0,
+     .slider_min = 0.0, .slider_max = 2.0,
+     .formula = "Don't repeat yourself (llama.cpp): an id that would extend a repeat of length L >= allowed length "
+                "loses multiplier x base^(L - allowed). Off at 0.",
+     .valid_range = ">= 0 and finite", .real = &SamplingParams::dry_multiplier, .min = 0.0,
+     .role = ParamRole::Switch, .on = gate, .blocked = "off (last N 0)", .summary = "DRY"},
+    {.param = Param::DryBase, .key = "dry_base", .label = "DRY base", .default_value = 1.75, .slider_min = 1.0,
+     .slider_max = 3.0, .formula = "The base of DRY's penalty, growing with the repeat's length. Default 1.75.",
+     .valid_range = ">= 1 and finite", .real = &SamplingParams::dry_base, .min = 1.0, .on = gate},
+    {.param = Param::DryAllowedLength, .key = "dry_allowed_length", .label = "DRY allowed length",
+     .default_value = 2.0, .slider_min = 0.0, .slider_max = 10.0,
+     .formula = "The longest repeat DRY lets pass unpenalised. Default 2.", .valid_range = "an integer >= 0",
+     .whole = &SamplingParams::dry_allowed_length, .min = 0.0, .on = gate},
+    {.param = Param::DryPenaltyLastN, .key = "dry_penalty_last_n", .label = "DRY last N", .default_value = -1.0,
+     .slider_min = -1.0, .slider_max = 512.0,
+     .formula = "How many of the last tokens DRY scans: -1 the whole history, 0 none (off). Default -1.",
+     .valid_range = "an integer >= -1", .whole = &SamplingParams::dry_penalty_last_n, .min = -1.0, .on = gate,
+     .badge = [](const SamplingParams& p, std::size_t vocab) {
+         return p.dry_penalty_last_n == 0 ? ParamBadge{"off (0)", false, {}} : shapes_badge(gate(p, vocab));
+     }},
+};
+
+constexpr ListParamInfo kStageLists[] = {
+    {.key = "dry_sequence_breakers", .label = "DRY breakers", .syntax = "\"id,id;id\"",
+     .set = [](const SamplingParams& p) { return !p.dry_sequence_breakers.empty(); },
+     .on = [](const SamplingParams& p, std::size_t vocab) { return !p.dry_sequence_breakers.empty() && gate(p, vocab); },
+     .text = [](const SamplingParams& p) { return format_dry_sequence_breakers(p.dry_sequence_breakers); },
+     .parse = [](SamplingParams& p, std::string_view text) {
+         p.dry_sequence_breakers = parse_dry_sequence_breakers(text);
+     },
+     .check = [](const SamplingParams& p, std::size_t vocab) {
+         check_dry_sequence_breakers(p.dry_sequence_breakers, vocab);
+     },
+     .validate = [](const SamplingParams& p) { validate_dry_sequence_breakers(p.dry_sequence_breakers); },
+     .badge = [](const SamplingParams& p, std::size_t vocab) {
+         if (p.dry_sequence_breakers.empty()) return ParamBadge{"none", false, {}};
+         return shapes_badge(gate(p, vocab));
+     }},
+};
+
+constexpr RuleInfo kStageRules[] = {
+    {Rule::DryLlamaCpp, Stage::Dry, "llamacpp", "multiplier x base^(L - allowed)", "llamacpp",
+     "Over the last N tokens (prompt and output): for each earlier end of a repeat of the suffix, of length "
+     "L >= allowed (cut at the latest sequence breaker), the id after it loses multiplier x base^(L - allowed), the "
+     "longest L per id; single-token breakers are never penalised.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_dry_apply", false},
+};
+
+std::string off_reason(const SamplingParams& p, std::size_t) {
+    return "Off: dry_multiplier = " + format_number(p.dry_multiplier) +
+           ", dry_penalty_last_n = " + std::to_string(p.dry_penalty_last_n) +
+           " (off at multiplier 0 or last N 0).\nThe distribution passes through unchanged.";
+}
+
+std::string formula(const SamplingParams& p) {
+    const std::string allowed = std::to_string(p.dry_allowed_length);
+    return "penalty(id) = multiplier x base^(L - allowed) = " + format_number(p.dry_multiplier) + " x " +
+           format_number(p.dry_base) + "^(L - " + allowed + "), L the longest repeat of the history's suffix that id "
+           "would extend (L >= " + allowed + "), cut at the latest sequence breaker; last N = " +
+           std::to_string(p.dry_penalty_last_n) + " (-1 the whole history).";
+}
 
 }  // namespace
 
-const StageUnit kDryUnit{Stage::Dry, kReads, listens_always, dry};
+extern const StageDescriptor stage_dry_descriptor;
+constinit const StageDescriptor stage_dry_descriptor{
+    .stage = Stage::Dry,
+    .name = "dry",
+    .title = "DRY",
+    .summary = "An id that would extend a repeated suffix of length L >= allowed loses multiplier x base^(L - allowed).",
+    .changes_logits = true,
+    .mark = PlotMark::DryPenalties,
+    .params = kStageParams,
+    .lists = kStageLists,
+    .rules = kStageRules,
+    .gate = gate,
+    .off_reason = off_reason,
+    .formula = formula,
+    .unit = &kUnit,
+};
 
 }  // namespace samplescope

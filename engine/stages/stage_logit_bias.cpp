@@ -5,7 +5,6 @@
 // (the logit-bias sampler is the chain's first). Repeated ids add up, as
 // repeated entries do there.
 #include <algorithm>
-#include <array>
 #include <map>
 
 #include "engine/stages/row_state.h"
@@ -15,8 +14,10 @@ namespace samplescope {
 
 namespace {
 
+bool gate(const SamplingParams& p, std::size_t) { return !p.logit_bias.empty(); }
+
 bool logit_bias(RowState& row, const PipelineStep&, StepReport&, StageTrace&) {
-    if (!uses_logit_bias(row.params)) return false;
+    if (!gate(row.params, row.vocab)) return false;
     check_logit_bias(row.params.logit_bias, row.vocab);
     // One sum per id, ids ascending (penalise takes distinct ids).
     std::map<std::int32_t, double> total;
@@ -37,10 +38,44 @@ bool logit_bias(RowState& row, const PipelineStep&, StepReport&, StageTrace&) {
     return true;
 }
 
+constexpr StageUnit kUnit{{}, listens_always, logit_bias};
+
+// The list is its one parameter: no row of kParams.
+constexpr ListParamInfo kStageLists[] = {
+    {.key = "logit_bias", .label = "Logit bias", .syntax = "\"id:bias,...\"", .role = ParamRole::Switch,
+     .set = [](const SamplingParams& p) { return !p.logit_bias.empty(); }, .on = gate,
+     .text = [](const SamplingParams& p) { return format_logit_bias(p.logit_bias); },
+     .parse = [](SamplingParams& p, std::string_view text) { p.logit_bias = parse_logit_bias(text); },
+     .check = [](const SamplingParams& p, std::size_t vocab) { check_logit_bias(p.logit_bias, vocab); },
+     .validate = [](const SamplingParams& p) { validate_logit_bias(p.logit_bias); },
+     .summary = "logit bias"},
+};
+
+constexpr RuleInfo kStageRules[] = {
+    {Rule::LogitBiasAdd, Stage::LogitBias, "add", "l + bias", "llamacpp",
+     "For each listed (id, bias): l[id] += bias; a bias of -inf bans the id. Applied first, before the penalties.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_logit_bias_apply; common/sampling.cpp "
+     "common_sampler_init (logit bias added to the chain first)",
+     false},
+};
+
 }  // namespace
 
-// No row of kParams: the list is SamplingParams::logit_bias, and the runner
-// reports it as ignored by a pipeline without this step.
-const StageUnit kLogitBiasUnit{Stage::LogitBias, {}, listens_always, logit_bias};
+extern const StageDescriptor stage_logit_bias_descriptor;
+constinit const StageDescriptor stage_logit_bias_descriptor{
+    .stage = Stage::LogitBias,
+    .name = "logit_bias",
+    .title = "Logit bias",
+    .summary = "Each listed id's logit plus its bias; a bias of -inf bans the id.",
+    .changes_logits = true,
+    .mark = PlotMark::LogitBiasList,
+    .lists = kStageLists,
+    .rules = kStageRules,
+    .gate = gate,
+    .off_reason = [](const SamplingParams&, std::size_t) {
+        return std::string("Off: no logit bias given.\nThe distribution passes through unchanged.");
+    },
+    .unit = &kUnit,
+};
 
 }  // namespace samplescope

@@ -1,11 +1,11 @@
 // The min-p unit: keep ids whose q reaches min_p x max q, in probability space
-// or, as llama.cpp, in log space. Sources: kRules in engine/stages/pipeline.h.
+// or, as llama.cpp, in log space. Sources: kStageRules below.
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <string>
 
 #include "engine/core/element_math.h"
+#include "engine/core/gates.h"
 #include "engine/stages/stage_unit.h"
 #include "engine/stages/truncation.h"
 
@@ -50,8 +50,10 @@ TruncationOutcome decide(Rule rule, const TruncationView& view, const Values& pr
     return out;
 }
 
+bool gate(const SamplingParams& p, std::size_t) { return gate_min_p(p.min_p); }
+
 bool min_p(RowState& row, const PipelineStep& step, StepReport& report, StageTrace& shown) {
-    if (!uses_min_p(row.params)) return false;
+    if (!gate(row.params, row.vocab)) return false;
     const TruncationView view = view_of(row);
     // q over the candidates: the row's own cache when they are the kept set.
     Values joint_probs;
@@ -61,13 +63,49 @@ bool min_p(RowState& row, const PipelineStep& step, StepReport& report, StageTra
     return true;
 }
 
-constexpr std::array<Param, 2> kReads{Param::MinP, Param::MinKeep};
+constexpr Param kReads[] = {Param::MinP, Param::MinKeep};
 
 // Only llama.cpp's rule has a min_keep.
 bool rule_reads(Rule rule, Param param) { return param != Param::MinKeep || rule == Rule::MinPLog; }
 
+constexpr StageUnit kUnit{kReads, listens_always, min_p, rule_reads};
+
+constexpr ParamInfo kStageParams[] = {
+    {.param = Param::MinP, .key = "min_p", .label = "Min-p", .default_value = 0.0, .slider_min = 0.0,
+     .slider_max = 1.0, .formula = "Keep ids with q >= min_p x max q over the kept set. Off at 0.",
+     .valid_range = "in [0, 1]", .real = &SamplingParams::min_p, .min = 0.0, .max = 1.0, .contract = true,
+     .role = ParamRole::Switch, .on = gate},
+};
+
+constexpr RuleInfo kStageRules[] = {
+    {Rule::MinPProb, Stage::MinP, "prob", "q >= min_p x max q", "spec, vllm, sglang, hf, flashinfer-*",
+     "Softmax over the ids it sees; keep q >= min_p x max q.",
+     "vllm-project/vllm vllm/v1/sample/logits_processor/builtin.py MinPLogitsProcessor.apply; "
+     "huggingface/transformers src/transformers/generation/logits_process.py MinPLogitsWarper",
+     false},
+    {Rule::MinPLog, Stage::MinP, "log", "l >= max l + log(min_p)", "llamacpp",
+     "In log space: keep l >= max l + log(min_p) over the ids it sees.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_min_p_apply", false},
+};
+
 }  // namespace
 
-const StageUnit kMinPUnit{Stage::MinP, kReads, listens_always, min_p, rule_reads};
+extern const StageDescriptor stage_min_p_descriptor;
+constinit const StageDescriptor stage_min_p_descriptor{
+    .stage = Stage::MinP,
+    .name = "min_p",
+    .title = "Min-p",
+    .summary = "Keep ids with q >= min_p x max q over the kept set.",
+    .truncates = true,
+    .contract = true,
+    .mark = PlotMark::ProbFloor,
+    .params = kStageParams,
+    .rules = kStageRules,
+    .gate = gate,
+    .off_reason = [](const SamplingParams& p, std::size_t) {
+        return off_because("min_p = " + format_number(p.min_p), "off at 0", true);
+    },
+    .unit = &kUnit,
+};
 
 }  // namespace samplescope

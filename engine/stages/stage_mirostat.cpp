@@ -15,10 +15,10 @@
 // llama.cpp's mirostat draws the token itself; here the contract's draw does,
 // as in every pipeline. The state mu comes in as PipelineInput::mirostat_mu
 // (a Request carries it from step to step).
-#include <array>
 #include <cmath>
 
 #include "engine/base/input_error.h"
+#include "engine/core/gates.h"
 #include "engine/stages/stage_unit.h"
 #include "engine/stages/truncation.h"
 
@@ -28,8 +28,10 @@ namespace {
 
 constexpr std::size_t kZipfRanks = 100;  // llama.cpp's m (common_sampler_init)
 
+bool gate(const SamplingParams& p, std::size_t) { return gate_mirostat(p.mirostat); }
+
 bool mirostat(RowState& row, const PipelineStep&, StepReport& report, StageTrace& shown) {
-    if (!uses_mirostat(row.params)) return false;
+    if (!gate(row.params, row.vocab)) return false;
     const TruncationView view = view_of(row);
     const auto r = [&row](double x) { return row.r(x); };
     const double mu = row.input.mirostat_mu.value_or(r(2.0 * row.params.mirostat_tau));
@@ -83,10 +85,68 @@ bool mirostat(RowState& row, const PipelineStep&, StepReport& report, StageTrace
     return true;
 }
 
-constexpr std::array<Param, 3> kReads{Param::Mirostat, Param::MirostatTau, Param::MirostatEta};
+constexpr Param kReads[] = {Param::Mirostat, Param::MirostatTau, Param::MirostatEta};
+constexpr StageUnit kUnit{kReads, listens_always, mirostat};
+
+constexpr ParamInfo kStageParams[] = {
+    {.param = Param::Mirostat, .key = "mirostat", .label = "Mirostat", .default_value = 0.0, .slider_min = 0.0,
+     .slider_max = 2.0,
+     .formula = "Mirostat 1 or 2 (llama.cpp): keeps the surprise -log2 q of the drawn tokens near tau by a state mu "
+                "(2 tau at the start, mu - eta (surprise - tau) after each token); replaces llama.cpp's truncation. "
+                "Off at 0.",
+     .valid_range = "0, 1 or 2", .whole = &SamplingParams::mirostat, .min = 0.0, .max = 2.0,
+     .role = ParamRole::Switch, .on = gate,
+     .badge = [](const SamplingParams& p, std::size_t vocab) {
+         if (!gate(p, vocab)) return ParamBadge{"off", false, {}};
+         // Appended: GCC 12 misreads `"v" + std::string` under -Wrestrict.
+         const std::string version = std::to_string(p.mirostat);
+         ParamBadge badge{"v", true, "mirostat "};
+         badge.text += version;
+         badge.summary += version;
+         return badge;
+     }},
+    {.param = Param::MirostatTau, .key = "mirostat_tau", .label = "Mirostat tau", .default_value = 5.0,
+     .slider_min = 0.0, .slider_max = 10.0, .formula = "Mirostat's target surprise, in bits. Default 5.",
+     .valid_range = ">= 0 and finite", .real = &SamplingParams::mirostat_tau, .min = 0.0, .on = gate},
+    {.param = Param::MirostatEta, .key = "mirostat_eta", .label = "Mirostat eta", .default_value = 0.1,
+     .slider_min = 0.0, .slider_max = 1.0, .formula = "Mirostat's learning rate for mu. Default 0.1.",
+     .valid_range = ">= 0 and finite", .real = &SamplingParams::mirostat_eta, .min = 0.0, .on = gate},
+};
+
+constexpr RuleInfo kStageRules[] = {
+    {Rule::MirostatLlamaCpp, Stage::Mirostat, "llamacpp", "v1: top k(mu); v2: -log2 q <= mu", "llamacpp",
+     "v2: keep the ranked prefix with -log2 q <= mu (at least one). v1: s from the top 100 ranks' Zipf fit, "
+     "k = ((s - 1) 2^mu / (1 - V^(1 - s)))^(1 / s), keep the top max(1, k). After the draw mu -= eta "
+     "(-log2 q_token - tau).",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_mirostat_apply, llama_sampler_mirostat_v2_apply",
+     true},
+};
+
+std::string formula(const SamplingParams& p) {
+    return "v2: keep the ranked ids with surprise -log2 q <= mu, i.e. q >= 2^-mu. v1: s_hat from the top 100 ranks "
+           "(Zipf), k = ((s_hat - 1) 2^mu / (1 - V^(1 - s_hat)))^(1 / s_hat). After the draw mu -= eta (surprise - "
+           "tau), tau = " + format_number(p.mirostat_tau) + ", eta = " + format_number(p.mirostat_eta) +
+           "; mu starts at 2 tau.";
+}
 
 }  // namespace
 
-const StageUnit kMirostatUnit{Stage::Mirostat, kReads, listens_always, mirostat};
+extern const StageDescriptor stage_mirostat_descriptor;
+constinit const StageDescriptor stage_mirostat_descriptor{
+    .stage = Stage::Mirostat,
+    .name = "mirostat",
+    .title = "Mirostat",
+    .summary = "Keep the ids whose surprise -log2 q fits mu (v2), or the top k that Zipf's law gives for mu (v1).",
+    .truncates = true,
+    .mark = PlotMark::MirostatMu,
+    .params = kStageParams,
+    .rules = kStageRules,
+    .gate = gate,
+    .off_reason = [](const SamplingParams& p, std::size_t) {
+        return off_because("mirostat = " + std::to_string(p.mirostat), "off at 0; 1 or 2 picks the version", true);
+    },
+    .formula = formula,
+    .unit = &kUnit,
+};
 
 }  // namespace samplescope

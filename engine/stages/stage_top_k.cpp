@@ -1,8 +1,11 @@
 // The top-k unit: keep the k best, with each stack's rule for a tie at the
-// k-th value. Sources: kRules in engine/stages/pipeline.h.
+// k-th value. Sources: kStageRules below.
 #include <algorithm>
-#include <array>
+#include <cstdint>
+#include <string>
 
+#include "engine/base/number_text.h"
+#include "engine/core/gates.h"
 #include "engine/stages/stage_unit.h"
 #include "engine/stages/truncation.h"
 
@@ -68,8 +71,13 @@ TruncationOutcome stack_rule(Rule rule, const TruncationView& view) {
     return out;
 }
 
+// Off at 0 or k >= V.
+bool gate(const SamplingParams& p, std::size_t vocab) {
+    return vocab <= static_cast<std::size_t>(INT64_MAX) && gate_top_k(p.top_k, static_cast<std::int64_t>(vocab));
+}
+
 bool top_k(RowState& row, const PipelineStep& step, StepReport& report, StageTrace& shown) {
-    if (!uses_top_k(row.params, row.vocab)) return false;
+    if (!gate(row.params, row.vocab)) return false;
     if (step.rule == Rule::TopKContract && !row.joint()) {
         contract(row, static_cast<std::size_t>(row.params.top_k), report, shown);
     } else {
@@ -78,10 +86,54 @@ bool top_k(RowState& row, const PipelineStep& step, StepReport& report, StageTra
     return true;
 }
 
-constexpr std::array<Param, 1> kReads{Param::TopK};
+constexpr Param kReads[] = {Param::TopK};
+constexpr StageUnit kUnit{kReads, listens_always, top_k};
+
+constexpr ParamInfo kStageParams[] = {
+    {.param = Param::TopK, .key = "top_k", .label = "Top-k", .default_value = 0.0, .slider_min = 0.0,
+     .slider_max = 200.0, .formula = "Keep the k largest logits (ties to the lower id). Off at 0 or k >= V.",
+     .valid_range = "an integer >= 0", .whole = &SamplingParams::top_k, .min = 0.0, .contract = true,
+     .role = ParamRole::Switch, .on = gate, .blocked = "off (>= V)"},
+};
+
+constexpr RuleInfo kStageRules[] = {
+    {Rule::TopKContract, Stage::TopK, "contract", "Exactly k, lower id first", "spec",
+     "The first k by (logit desc, id asc).", "sampling contract section 2, step 6", false},
+    {Rule::TopKKeepTies, Stage::TopK, "keep_ties", "Keep all equal to the k-th", "vllm, hf",
+     "Drop l < k-th logit: every id tied with the k-th value stays.",
+     "vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p; huggingface/transformers "
+     "src/transformers/generation/logits_process.py TopKLogitsWarper",
+     false},
+    {Rule::TopKExactUnstable, Stage::TopK, "exact", "Exactly k, unstable sort", "sglang, llamacpp",
+     "Positions >= k of a descending (unstable) sort are dropped: exactly k survive.",
+     "sgl-project/sglang python/sglang/srt/layers/sampler.py top_k_top_p_min_p_sampling_from_probs_torch; "
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_top_k_impl",
+     true},
+    {Rule::TopKFlashInfer, Stage::TopK, "by_value", "#{p_j > p_t} < k", "flashinfer-*",
+     "Keep t when fewer than k ids have a strictly larger probability: ties by value stay together.",
+     "flashinfer-ai/flashinfer include/flashinfer/sampling.cuh TopKSamplingFromProbKernel; "
+     "flashinfer/sampling.py top_k_mask_logits",
+     false},
+};
 
 }  // namespace
 
-const StageUnit kTopKUnit{Stage::TopK, kReads, listens_always, top_k};
+extern const StageDescriptor stage_top_k_descriptor;
+constinit const StageDescriptor stage_top_k_descriptor{
+    .stage = Stage::TopK,
+    .name = "top_k",
+    .title = "Top-k",
+    .summary = "Keep the k best by (logit desc, id asc).",
+    .truncates = true,
+    .contract = true,
+    .mark = PlotMark::KthLogit,
+    .params = kStageParams,
+    .rules = kStageRules,
+    .gate = gate,
+    .off_reason = [](const SamplingParams& p, std::size_t vocab) {
+        return off_because("top_k = " + std::to_string(p.top_k), "off at 0 or k >= V = " + format_count(vocab), true);
+    },
+    .unit = &kUnit,
+};
 
 }  // namespace samplescope

@@ -1,10 +1,10 @@
 // The top-p unit: keep the shortest ranked prefix whose mass reaches p, with
-// each stack's comparison at the boundary. Sources: kRules in engine/stages/pipeline.h.
+// each stack's comparison at the boundary. Sources: kStageRules below.
 #include <algorithm>
-#include <array>
 
 #include "engine/base/buffer_pool.h"
 #include "engine/core/element_math.h"
+#include "engine/core/gates.h"
 #include "engine/stages/stage_unit.h"
 #include "engine/stages/truncation.h"
 
@@ -241,8 +241,10 @@ bool applies_at_one(const RowState& row, Rule rule) {
             rule == Rule::TopPMassAboveByValue);
 }
 
+bool gate(const SamplingParams& p, std::size_t) { return gate_top_p(p.top_p); }
+
 bool top_p(RowState& row, const PipelineStep& step, StepReport& report, StageTrace& shown) {
-    if (!uses_top_p(row.params) && !applies_at_one(row, step.rule)) return false;
+    if (!gate(row.params, row.vocab) && !applies_at_one(row, step.rule)) return false;
     if (step.rule == Rule::TopPContract && !row.joint()) {
         contract(row, row.params.top_p, report, shown);
     } else {
@@ -251,13 +253,70 @@ bool top_p(RowState& row, const PipelineStep& step, StepReport& report, StageTra
     return true;
 }
 
-constexpr std::array<Param, 2> kReads{Param::TopP, Param::MinKeep};
+constexpr Param kReads[] = {Param::TopP, Param::MinKeep};
 
 // Only llama.cpp's rule has a min_keep.
 bool rule_reads(Rule rule, Param param) { return param != Param::MinKeep || rule == Rule::TopPInclusiveCumsum; }
 
+constexpr StageUnit kUnit{kReads, listens_always, top_p, rule_reads};
+
+constexpr ParamInfo kStageParams[] = {
+    {.param = Param::TopP, .key = "top_p", .label = "Top-p", .default_value = 1.0, .slider_min = 0.0,
+     .slider_max = 1.0,
+     .formula = "Keep the shortest ranked prefix whose probability mass reaches p (the crossing token stays). Off at 1.",
+     .valid_range = "in [0, 1]", .real = &SamplingParams::top_p, .min = 0.0, .max = 1.0, .contract = true,
+     .role = ParamRole::Switch, .on = gate},
+};
+
+constexpr RuleInfo kStageRules[] = {
+    {Rule::TopPContract, Stage::TopP, "contract", "Running mass reaches p", "spec",
+     "Walk by (logit desc, id asc); the id whose running mass first reaches p is the last kept.",
+     "sampling contract section 2, step 7", false},
+    {Rule::TopPAscendingCumsum, Stage::TopP, "ascending_cumsum", "Ascending cumsum <= 1 - p dropped",
+     "vllm, hf", "Sort ascending, cumsum; drop cumsum <= 1 - p; the largest always stays.",
+     "vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p; huggingface/transformers "
+     "src/transformers/generation/logits_process.py TopPLogitsWarper",
+     true},
+    {Rule::TopPAscendingCumsumStable, Stage::TopP, "ascending_cumsum_stable",
+     "Ascending cumsum <= 1 - p dropped, stable sort", "vllm and hf on the CPU (variant)",
+     "As ascending_cumsum, sorted stably as torch.sort is on the CPU: among equal logits the lower id sits "
+     "first in the ascending order and is dropped first, so the higher ids stay.",
+     "vllm-project/vllm vllm/v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p; huggingface/transformers "
+     "src/transformers/generation/logits_process.py TopPLogitsWarper; torch.sort (stable on the CPU)",
+     false},
+    {Rule::TopPExclusivePrefix, Stage::TopP, "exclusive_prefix", "Exclusive prefix <= p kept", "sglang",
+     "Sort descending, cumsum; drop (cumsum - p_i) > p: the id whose prefix equals p stays.",
+     "sgl-project/sglang python/sglang/srt/layers/sampler.py top_k_top_p_min_p_sampling_from_probs_torch", true},
+    {Rule::TopPExclusivePrefixStrict, Stage::TopP, "exclusive_prefix_strict", "Exclusive prefix < p kept",
+     "FlashInfer's torch reference (variant)",
+     "Sort descending, cumsum; keep (cumsum - p_i) < p: the id whose prefix equals p goes.",
+     "flashinfer-ai/flashinfer flashinfer/trace/templates/sampling.py _top_p_renorm_probs_reference", true},
+    {Rule::TopPInclusiveCumsum, Stage::TopP, "inclusive_cumsum", "Inclusive cumsum >= p stops", "llamacpp",
+     "Sort descending; keep up to the first id whose inclusive cumsum is >= p.",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_top_p_apply", true},
+    {Rule::TopPMassAboveByValue, Stage::TopP, "mass_above", "Mass strictly above < p", "flashinfer-*",
+     "Keep t when the mass of ids with p_j > p_t is < p: tied ids stay or go together.",
+     "flashinfer-ai/flashinfer include/flashinfer/sampling.cuh TopPSamplingFromProbKernel", false},
+};
+
 }  // namespace
 
-const StageUnit kTopPUnit{Stage::TopP, kReads, listens_always, top_p, rule_reads};
+extern const StageDescriptor stage_top_p_descriptor;
+constinit const StageDescriptor stage_top_p_descriptor{
+    .stage = Stage::TopP,
+    .name = "top_p",
+    .title = "Top-p",
+    .summary = "Keep the shortest ranked prefix whose mass reaches p, crossing token included.",
+    .truncates = true,
+    .contract = true,
+    .mark = PlotMark::CumulativeMass,
+    .params = kStageParams,
+    .rules = kStageRules,
+    .gate = gate,
+    .off_reason = [](const SamplingParams& p, std::size_t) {
+        return off_because("top_p = " + format_number(p.top_p), "off at >= 1", true);
+    },
+    .unit = &kUnit,
+};
 
 }  // namespace samplescope

@@ -10,9 +10,9 @@
 // flagged. An id whose q underflowed to 0 adds 0 to H (0 log 0 = 0) and is
 // the least typical (score +inf).
 #include <algorithm>
-#include <array>
 #include <numeric>
 
+#include "engine/core/gates.h"
 #include "engine/stages/stage_unit.h"
 #include "engine/stages/truncation.h"
 
@@ -64,16 +64,59 @@ TruncationOutcome decide(const TruncationView& view, std::size_t min_keep) {
     return out;
 }
 
+bool gate(const SamplingParams& p, std::size_t) { return gate_typical_p(p.typical_p); }
+
 bool typical_p(RowState& row, const PipelineStep&, StepReport& report, StageTrace& shown) {
-    if (!uses_typical_p(row.params)) return false;
+    if (!gate(row.params, row.vocab)) return false;
     apply_outcome(row, decide(view_of(row), static_cast<std::size_t>(row.params.min_keep)), report, shown);
     return true;
 }
 
-constexpr std::array<Param, 2> kReads{Param::TypicalP, Param::MinKeep};
+constexpr Param kReads[] = {Param::TypicalP, Param::MinKeep};
+constexpr StageUnit kUnit{kReads, listens_always, typical_p};
+
+// min_keep is llama.cpp's, shared by its top-p, min-p, typical-p and XTC; this stage owns its row.
+constexpr ParamInfo kStageParams[] = {
+    {.param = Param::TypicalP, .key = "typical_p", .label = "Typical-p", .default_value = 1.0, .slider_min = 0.0,
+     .slider_max = 1.0,
+     .formula = "Locally typical (llama.cpp): rank ids by |-log q - H|, H the entropy of q; keep the shortest prefix "
+                "whose mass passes p. Off at 1.",
+     .valid_range = "in [0, 1]", .real = &SamplingParams::typical_p, .min = 0.0, .max = 1.0,
+     .role = ParamRole::Switch, .on = gate, .summary = "typical-p"},
+    {.param = Param::MinKeep, .key = "min_keep", .label = "Min keep", .default_value = 1.0, .slider_min = 0.0,
+     .slider_max = 20.0,
+     .formula = "llama.cpp's top-p, min-p, typical-p and XTC keep at least this many ids (0 acts as 1). Default 1.",
+     .valid_range = "an integer >= 0", .whole = &SamplingParams::min_keep, .min = 0.0,
+     // 0 and 1 act alike; above 1 it matters while one of the four is on.
+     .on = [](const SamplingParams& p, std::size_t) {
+         return p.min_keep > 1 && (uses_top_p(p) || uses_min_p(p) || gate(p, 0) || uses_xtc(p));
+     }},
+};
+
+constexpr RuleInfo kStageRules[] = {
+    {Rule::TypicalPLlamaCpp, Stage::TypicalP, "llamacpp", "|-log q - H| ranked, mass > p", "llamacpp",
+     "H = -sum q log q; sort by |-log q - H| ascending; keep up to the first id whose running mass is > p "
+     "(and at least min_keep ids).",
+     "ggml-org/llama.cpp src/llama-sampling.cpp llama_sampler_typical_apply", true},
+};
 
 }  // namespace
 
-const StageUnit kTypicalPUnit{Stage::TypicalP, kReads, listens_always, typical_p};
+extern const StageDescriptor stage_typical_p_descriptor;
+constinit const StageDescriptor stage_typical_p_descriptor{
+    .stage = Stage::TypicalP,
+    .name = "typical_p",
+    .title = "Typical-p",
+    .summary = "Rank by |-log q - H| (H the entropy of q); keep the shortest such prefix whose mass passes p.",
+    .truncates = true,
+    .mark = PlotMark::TypicalEntropy,
+    .params = kStageParams,
+    .rules = kStageRules,
+    .gate = gate,
+    .off_reason = [](const SamplingParams& p, std::size_t) {
+        return off_because("typical_p = " + format_number(p.typical_p), "off at 1", true);
+    },
+    .unit = &kUnit,
+};
 
 }  // namespace samplescope

@@ -1,14 +1,17 @@
-// A stage unit: everything one step of a pipeline is, in one place. Its stage
-// (name, title and summary in engine/core/stage.h), the parameters it reads
-// (engine/core/sampling_params.h), its rule variants (kRules in pipeline.h),
-// its gate, and the code that changes the logits or the kept set and reports
-// its thresholds. The runner (pipeline_runner.cpp) walks a pipeline's steps
-// and calls each step's unit; stage_units.cpp is the only place that maps a
-// stage to its unit, and every stage_*.cpp file holds one unit.
+// A stage unit: the code of one step of a pipeline. Each stage_<name>.cpp
+// holds one stage: its descriptor (engine/core/stage.h: name, title, summary,
+// parameters, gate, rules with their sources, plot mark) and the unit the
+// descriptor points to, which changes the logits or the kept set and reports
+// its thresholds. The build lists every stage_*.cpp (engine/CMakeLists.txt),
+// so adding a stage adds no line anywhere else here. The runner
+// (pipeline_runner.cpp) walks a pipeline's steps and calls each step's unit.
 #pragma once
 
 #include <span>
+#include <string>
+#include <string_view>
 
+#include "engine/base/input_error.h"  // format_number, which the descriptors' texts use
 #include "engine/core/sampling_params.h"
 #include "engine/core/stage.h"
 #include "engine/stages/pipeline.h"
@@ -18,9 +21,9 @@ namespace samplescope {
 class RowState;
 
 struct StageUnit {
-    Stage stage;
-    // The parameters the step reads: one left away from its default by a
-    // pipeline whose steps never read it is reported as ignored.
+    // The parameters the step reads, its own and others' (min_keep): one left
+    // away from its default by a pipeline whose steps never read it is
+    // reported as ignored.
     std::span<const Param> reads;
     // Whether an enabled step of this unit reads its parameters at all in this
     // pipeline (a last-N penalty with a window of 0 reads nothing).
@@ -37,24 +40,14 @@ struct StageUnit {
 // `listens` for a unit whose enabled step always reads its parameters.
 inline bool listens_always(const Pipeline&, const PipelineStep&) { return true; }
 
-// The unit of a step stage; throws std::logic_error for Widen, Softmax and Draw.
+// The unit of a step stage (its descriptor's); throws std::logic_error for
+// Widen, Softmax and Draw, which the runner does itself.
 const StageUnit& stage_unit(Stage stage);
-// Every unit, in the contract's stage order.
-std::span<const StageUnit> stage_units();
 
-// The units, one per file (stage_*.cpp).
-extern const StageUnit kLogitBiasUnit;
-extern const StageUnit kRepetitionPenaltyUnit;
-extern const StageUnit kPresenceFrequencyUnit;
-extern const StageUnit kGreedyUnit;
-extern const StageUnit kTemperatureUnit;
-extern const StageUnit kTopKUnit;
-extern const StageUnit kTopPUnit;
-extern const StageUnit kMinPUnit;
-extern const StageUnit kTypicalPUnit;
-extern const StageUnit kTopNSigmaUnit;
-extern const StageUnit kDryUnit;
-extern const StageUnit kXtcUnit;
-extern const StageUnit kMirostatUnit;
+// The words an off stage's plot shows for a stage its parameters switch off:
+// "Off: top_p = 1 (off at >= 1).\nEvery candidate passes." (`settings` such as
+// "top_p = 1", `off_at` such as "off at >= 1"); a truncation says every
+// candidate passes, any other stage that the distribution passes unchanged.
+std::string off_because(const std::string& settings, std::string_view off_at, bool truncates);
 
 }  // namespace samplescope

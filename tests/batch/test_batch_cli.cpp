@@ -144,6 +144,11 @@ private slots:
                 QVERIFY2(run.err.contains(key.toUtf8()), run.err.constData());
             }
         }
+        // Two on in one row: the first in table order is named, the lists after the table.
+        write_text(dir.filePath("both.json"), R"([{"logit_bias": "1:-inf", "typical_p": 0.5}, {}])");
+        const Run both = cli({"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("both.json")});
+        QCOMPARE(both.status, 2);
+        QVERIFY2(both.err.contains("typical_p = 0.5 is not a stage of the batch engine"), both.err.constData());
         const Run breakers =
             cli({"batch", "--logits", dir.filePath("x.npy"), "--params", dir.filePath("breakers.json")});
         QVERIFY2(breakers.err.contains("dry_sequence_breakers must be a string"), breakers.err.constData());

@@ -11,10 +11,12 @@
 
 #include <cmath>
 #include <memory>
+#include <random>
 
 #include "engine/base/input_error.h"
 #include "engine/pipelines/pipeline_diff.h"
 #include "engine/pipelines/pipeline_presets.h"
+#include "tests/support/random_cases.h"
 #include "ui/common/examples.h"
 #include "ui/panels/parameter_panel.h"
 #include "ui/stages/stage_plot.h"
@@ -51,6 +53,31 @@ class TestSamplerGui : public QObject {
     Q_OBJECT
 
 private slots:
+    // The panel writes no badge of its own: each is its row's param_badge
+    // (the stage descriptors), and the group's summary lists the on ones.
+    void everyBadgeIsItsRowsBadge() {
+        ParameterPanel panel;
+        std::mt19937_64 random(3);
+        for (int i = 0; i < 400; ++i) {
+            const SamplingParams p = testing::random_params(random);
+            const std::size_t vocab = 1 + random() % 40;
+            panel.setParams(p, vocab);
+            QStringList on;
+            for (const auto& info : kParams) {
+                const ParamBadge badge = param_badge(info, p, vocab);
+                QCOMPARE(panel.control(info.param)->stateLabel()->text(), QString::fromStdString(badge.text));
+                if (!badge.summary.empty()) on << QString::fromStdString(badge.summary);
+            }
+            const auto list_badge = [&](std::string_view key) { return list_param_badge(*list_param_from_key(key), p, vocab); };
+            QCOMPARE(panel.logitBiasControl()->stateLabel()->text(), QString::fromStdString(list_badge("logit_bias").text));
+            QCOMPARE(panel.dryBreakersControl()->stateLabel()->text(),
+                     QString::fromStdString(list_badge("dry_sequence_breakers").text));
+            if (list_badge("logit_bias").on) on << QStringLiteral("logit bias");
+            QCOMPARE(panel.extrasSummary()->text(),
+                     on.isEmpty() ? QStringLiteral("all off") : QStringLiteral("on: ") + on.join(QStringLiteral(", ")));
+        }
+    }
+
     void llamaCppParametersHaveTheirOwnCollapsedGroup() {
         ParameterPanel panel;
         panel.setParams(SamplingParams{}, 8);

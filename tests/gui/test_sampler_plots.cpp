@@ -12,6 +12,7 @@
 
 #include "engine/pipelines/pipeline_presets.h"
 #include "engine/pipelines/pipeline_runner.h"
+#include "tests/support/random_cases.h"
 #include "ui/common/trace_view.h"
 #include "ui/pipelines/stage_strip.h"
 #include "ui/stages/pipeline_stage_plots.h"
@@ -22,8 +23,9 @@ using namespace samplescope::ui;
 
 namespace {
 
-// Parameters that switch every extra stage on.
-SamplingParams every_stage_on() {
+// Parameters that switch every extra stage on: values chosen to show each,
+// and any stage still off (one added later) switched on by its descriptor.
+SamplingParams every_stage_on(std::size_t vocab) {
     SamplingParams params;
     params.seed = 7;
     params.logit_bias = parse_logit_bias("0:1.5,5:-inf");
@@ -34,6 +36,9 @@ SamplingParams every_stage_on() {
     params.xtc_threshold = 0.1;
     params.mirostat = 2;
     params.dynatemp_range = 0.5;
+    for (const auto& info : kStages) {
+        if (!info.contract && !stage_on(info.stage, params, vocab)) testing::switch_stage_on(params, info.stage, vocab);
+    }
     return params;
 }
 
@@ -96,7 +101,7 @@ private slots:
             const std::string name(info.name);
             const Pipeline pipeline = custom_pipeline(name + ",top_k");
             for (const bool on : {true, false}) {
-                SamplingParams params = every_stage_on();
+                SamplingParams params = every_stage_on(logits.size());
                 if (!on) params = SamplingParams{};
                 params.seed = 7;
                 // A history whose suffix 0 1 repeats, for DRY.

@@ -6,10 +6,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <random>
 #include <vector>
 
 #include "engine/core/sampling_params.h"
+#include "engine/core/stage.h"
 
 namespace samplescope::testing {
 
@@ -48,6 +50,59 @@ inline RandomCase random_case(std::mt19937_64& random, std::size_t max_vocab) {
     for (auto& id : c.output) id = static_cast<std::int64_t>(random() % vocab);
     c.skip = static_cast<std::uint64_t>(pick(4));
     return c;
+}
+
+// Every parameter of the table at random, each row read from the table
+// (so a stage added later is covered too): half the time its default, else
+// one of its slider's ends or middle, 0, 1 or a value between, whichever its row
+// accepts; and each list parameter set a quarter of the time. Switches end up
+// on, off and set-but-blocked (k >= V, an XTC threshold above 0.5, DRY's
+// window 0) in about every combination.
+inline SamplingParams random_params(std::mt19937_64& random) {
+    SamplingParams p;
+    for (const auto& info : kParams) {
+        if (random() % 2 == 0) continue;
+        const double lo = info.slider_min;
+        const double hi = info.slider_max;
+        const double choices[] = {lo, hi, 0.0, 1.0, (lo + hi) / 2.0, std::uniform_real_distribution<double>(lo, hi)(random)};
+        double value = choices[random() % 6];
+        if (info.integer()) value = std::round(value);
+        if (!param_error(info.param, value)) set_param(p, info.param, value);
+    }
+    if (random() % 4 == 0) p.logit_bias = {{static_cast<std::int64_t>(random() % 3), 1.0}};
+    if (random() % 4 == 0) p.dry_sequence_breakers = {{static_cast<std::int64_t>(random() % 3)}};
+    p.seed = random();
+    return p;
+}
+
+// Switches `stage` on by its own Switch rows and lists, each at the first of a
+// few values its row accepts and calls on (other parameters as they are);
+// false when none does. Read from the descriptor, so it serves a stage added later.
+inline bool switch_stage_on(SamplingParams& params, Stage stage, std::size_t vocab) {
+    const StageDescriptor& info = stage_info(stage);
+    for (const auto& row : info.params) {
+        if (row.role != ParamRole::Switch) continue;
+        for (const double value : {row.slider_max, row.slider_min, 1.0, 0.5, 2.0}) {
+            if (param_error(row.param, value)) continue;
+            SamplingParams tried = params;
+            set_param(tried, row.param, value);
+            if (row.on(tried, vocab)) {
+                params = tried;
+                break;
+            }
+        }
+    }
+    for (const auto& list : info.lists) {
+        if (list.role != ParamRole::Switch || list.on(params, vocab)) continue;
+        for (const char* text : {"0:1", "0"}) {
+            try {
+                list.parse(params, text);
+                break;
+            } catch (const std::exception&) {
+            }
+        }
+    }
+    return !info.gate || info.gate(params, vocab);
 }
 
 }  // namespace samplescope::testing

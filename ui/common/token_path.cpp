@@ -20,18 +20,7 @@ std::string short_number(double value) {
 
 std::string title_of(Stage stage) { return std::string(stage_info(stage).title); }
 
-bool changes_logits(Stage stage) {
-    switch (stage) {
-        case Stage::LogitBias:
-        case Stage::RepetitionPenalty:
-        case Stage::PresenceFrequency:
-        case Stage::Dry:
-        case Stage::Temperature:
-            return true;
-        default:
-            return false;
-    }
-}
+bool changes_logits(Stage stage) { return stage_info(stage).changes_logits; }
 
 }  // namespace
 

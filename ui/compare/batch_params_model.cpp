@@ -94,20 +94,9 @@ QString BatchParamsModel::text(const RowRequest& request, int column, bool full)
 }
 
 bool BatchParamsModel::isOff(const RowRequest& request, int column) const {
-    const SamplingParams& p = request.params;
     const auto param = paramAt(column);
-    if (!param) return false;
-    switch (*param) {
-        case Param::RepetitionPenalty: return !uses_repetition_penalty(p);
-        case Param::PresencePenalty: return p.presence_penalty == 0.0;
-        case Param::FrequencyPenalty: return p.frequency_penalty == 0.0;
-        case Param::Temperature: return !uses_temperature(p) && !is_greedy(p);
-        case Param::TopK: return !uses_top_k(p, vocab_);
-        case Param::TopP: return !uses_top_p(p);
-        case Param::MinP: return !uses_min_p(p);
-        default: break;  // llama.cpp's extra parameters have no column (kContractParamCount)
-    }
-    return false;
+    // Off as the parameter's badge says (its stage descriptor's row).
+    return param && !param_badge(param_info(*param), request.params, vocab_).on;
 }
 
 QVariant BatchParamsModel::data(const QModelIndex& index, int role) const {

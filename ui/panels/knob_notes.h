@@ -14,7 +14,7 @@ namespace samplescope::ui {
 
 struct KnobNotes {
     SamplingParams params;  // the parameters the trace ran with (its seed included)
-    std::array<std::optional<std::string>, kParams.size()> reasons;
+    std::array<std::optional<std::string>, kParamCount> reasons;
 
     const std::optional<std::string>& reason(Param param) const { return reasons[static_cast<std::size_t>(param)]; }
 };

@@ -186,7 +186,7 @@ bool ParameterControl::eventFilter(QObject* watched, QEvent* event) {
     return QObject::eventFilter(watched, event);
 }
 
-double ParameterControl::step() const { return info_.integer ? 1.0 : 0.01; }
+double ParameterControl::step() const { return info_.integer() ? 1.0 : 0.01; }
 
 int ParameterControl::positionOf(double value) const {
     const double clamped = std::clamp(value, info_.slider_min, info_.slider_max);
@@ -244,7 +244,7 @@ void ParameterControl::showError(const QString& message) {
 void ParameterControl::onSlider(int position) {
     // Round to the step so a slider never produces 0.30000000000000004.
     const double raw = info_.slider_min + static_cast<double>(position) * step();
-    const double value = info_.integer ? std::round(raw) : std::round(raw * 100.0) / 100.0;
+    const double value = info_.integer() ? std::round(raw) : std::round(raw * 100.0) / 100.0;
     value_ = value;
     entry_->setText(QString::fromStdString(format_number(value)));
     showError(QString());

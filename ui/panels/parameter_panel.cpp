@@ -224,54 +224,15 @@ void ParameterPanel::onListText(const QString& key, const QString& text) {
 }
 
 void ParameterPanel::refreshStates() {
-    const auto state = [](bool on) { return on ? QStringLiteral("on") : QStringLiteral("off"); };
-    control(Param::RepetitionPenalty)->setState(state(uses_repetition_penalty(params_)), uses_repetition_penalty(params_));
-    const bool additive = uses_presence_frequency(params_);
-    control(Param::PresencePenalty)->setState(state(params_.presence_penalty != 0.0), additive && params_.presence_penalty != 0.0);
-    control(Param::FrequencyPenalty)->setState(state(params_.frequency_penalty != 0.0), additive && params_.frequency_penalty != 0.0);
-    if (is_greedy(params_)) {
-        control(Param::Temperature)->setState(QStringLiteral("greedy"), true);
-    } else {
-        control(Param::Temperature)->setState(state(uses_temperature(params_)), uses_temperature(params_));
-    }
-    const bool top_k = uses_top_k(params_, vocab_size_);
-    control(Param::TopK)->setState(params_.top_k > 0 && !top_k ? QStringLiteral("off (>= V)") : state(top_k), top_k);
-    control(Param::TopP)->setState(state(uses_top_p(params_)), uses_top_p(params_));
-    control(Param::MinP)->setState(state(uses_min_p(params_)), uses_min_p(params_));
-
-    // llama.cpp's: a switch shows on/off, a parameter that only shapes a sampler shows whether that one is on.
-    const auto shapes = [this](Param param, bool used) {
-        control(param)->setState(used ? QStringLiteral("used") : QStringLiteral("unused"), used);
-    };
+    // Every badge is its parameter's row's (the stage descriptors, engine/core/stage.h).
     QStringList on;
-    const auto mark = [&](bool active, const char* name) {
-        if (active) on << QString::fromLatin1(name);
-        return active;
+    const auto show = [&on](const ParamBadge& badge, auto* control) {
+        control->setState(QString::fromStdString(badge.text), badge.on);
+        if (!badge.summary.empty()) on << QString::fromStdString(badge.summary);
     };
-    control(Param::TypicalP)->setState(state(mark(uses_typical_p(params_), "typical-p")), uses_typical_p(params_));
-    control(Param::TopNSigma)->setState(state(mark(uses_top_n_sigma(params_), "top-n-sigma")), uses_top_n_sigma(params_));
-    const bool dynatemp = mark(uses_dynatemp(params_), "dynamic T");
-    control(Param::DynatempRange)->setState(state(dynatemp), dynatemp);
-    shapes(Param::DynatempExponent, dynatemp);
-    const bool xtc = mark(uses_xtc(params_), "XTC");
-    control(Param::XtcProbability)->setState(params_.xtc_probability > 0.0 && !xtc ? QStringLiteral("off (t > 0.5)") : state(xtc), xtc);
-    control(Param::XtcThreshold)->setState(params_.xtc_threshold > 0.5 ? QStringLiteral("off (> 0.5)") : (xtc ? QStringLiteral("used") : QStringLiteral("unused")), xtc);
-    const bool dry = mark(uses_dry(params_), "DRY");
-    control(Param::DryMultiplier)->setState(params_.dry_multiplier != 0.0 && !dry ? QStringLiteral("off (last N 0)") : state(dry), dry);
-    shapes(Param::DryBase, dry);
-    shapes(Param::DryAllowedLength, dry);
-    control(Param::DryPenaltyLastN)->setState(params_.dry_penalty_last_n == 0 ? QStringLiteral("off (0)") : (dry ? QStringLiteral("used") : QStringLiteral("unused")), dry);
-    const bool mirostat = uses_mirostat(params_);
-    mark(mirostat, params_.mirostat == 1 ? "mirostat 1" : "mirostat 2");
-    control(Param::Mirostat)->setState(mirostat ? QStringLiteral("v%1").arg(params_.mirostat) : state(false), mirostat);
-    shapes(Param::MirostatTau, mirostat);
-    shapes(Param::MirostatEta, mirostat);
-    const bool min_keep = params_.min_keep > 1 && (uses_top_p(params_) || uses_min_p(params_) || uses_typical_p(params_) || xtc);
-    control(Param::MinKeep)->setState(min_keep ? QStringLiteral("used") : QStringLiteral("unused"), min_keep);
-    const bool bias = mark(uses_logit_bias(params_), "logit bias");
-    logit_bias_->setState(state(bias), bias);
-    const bool breakers = !params_.dry_sequence_breakers.empty();
-    dry_breakers_->setState(breakers ? (dry ? QStringLiteral("used") : QStringLiteral("unused")) : QStringLiteral("none"), breakers && dry);
+    for (auto* control : controls_) show(param_badge(control->info(), params_, vocab_size_), control);
+    show(list_param_badge(*list_param_from_key("logit_bias"), params_, vocab_size_), logit_bias_);
+    show(list_param_badge(*list_param_from_key("dry_sequence_breakers"), params_, vocab_size_), dry_breakers_);
     on.removeDuplicates();
     extras_summary_->setText(on.isEmpty() ? QStringLiteral("all off")
                                           : QStringLiteral("on: %1").arg(on.join(QStringLiteral(", "))));

@@ -53,6 +53,8 @@ public:
     QToolButton* extrasToggle() const { return extras_toggle_; }
     QWidget* extrasGroup() const { return extras_; }
     bool extrasExpanded() const { return extras_toggle_->isChecked(); }
+    // The group's line naming llama.cpp's samplers that are on ("on: XTC, DRY"), else "all off".
+    QLabel* extrasSummary() const { return extras_summary_; }
     void setExtrasExpanded(bool expanded);
     // Each token's text for DRY's string breakers (the vocabulary's, else the row's labels).
     void setTokenTexts(std::function<std::vector<std::string>()> texts) { token_texts_ = std::move(texts); }

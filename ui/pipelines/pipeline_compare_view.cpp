@@ -366,9 +366,9 @@ void PipelineCompareView::recompute() {
                         .arg(QString::number(t.xtc->coin, 'g', 4), t.xtc->fired ? QStringLiteral("&lt;") : QStringLiteral("&ge;"),
                              QString::number(t.xtc->probability, 'g', 4));
         }
-        if (!t.ignored_params.empty()) {
+        if (!t.trace.ignored_params.empty()) {
             QStringList ignored;
-            for (const auto& key : t.ignored_params) ignored << QString::fromStdString(key);
+            for (const auto& key : t.trace.ignored_params) ignored << QString::fromStdString(key);
             line += tr(" <i>(ignores %1)</i>").arg(ignored.join(QStringLiteral(", ")));
         }
         return line;

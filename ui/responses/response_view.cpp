@@ -407,7 +407,7 @@ void ResponseView::showParams() {
     for (const auto& [param, edit] : param_edits_) {
         const double value = param_value(setup_->settings.params, param);
         // Six digits: servers echo float32 settings (0.800000011920929), which read as 0.8.
-        edit->setText(param_info(param).integer ? QString::number(static_cast<qlonglong>(value)) : QString::number(value, 'g', 6));
+        edit->setText(param_info(param).integer() ? QString::number(static_cast<qlonglong>(value)) : QString::number(value, 'g', 6));
         QString source;
         for (const auto& [key, from] : setup_->param_sources) {
             if (key == param_info(param).key) source = QString::fromStdString(from);

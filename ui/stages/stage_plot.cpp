@@ -53,6 +53,12 @@ QString compactCount(std::size_t n) {
     return QString::number(static_cast<double>(n) / 1e6, 'f', 2) + QLatin1Char('M');
 }
 
+// The value of the stage's own (first) parameter: top_k, top_p, min_p, typical_p, top_n_sigma.
+double ownValue(Stage stage, const SamplingParams& params) {
+    const auto& rows = stage_info(stage).params;
+    return rows.empty() ? 0.0 : param_value(params, rows.front().param);
+}
+
 // The pipeline's report note for `stage` ("skipped: with mirostat ..."), where the view has one.
 QString stepNote(const TraceView& view, Stage stage) {
     if (!view.pipeline) return QString();
@@ -99,47 +105,9 @@ QString inactiveReason(const SampleTrace& trace, Stage stage) {
         return QStringLiteral("Skipped: greedy (T = 0) takes the argmax.\nNo draw; temperature, truncation and "
                               "softmax do not run.");
     }
-    switch (stage) {
-        case Stage::RepetitionPenalty:
-            return QStringLiteral("Off: repetition_penalty = %1 (off at 1).\nThe distribution passes through unchanged.")
-                .arg(exact(p.repetition_penalty));
-        case Stage::PresenceFrequency:
-            return QStringLiteral("Off: presence_penalty = %1, frequency_penalty = %2 (off at 0).\n"
-                                  "The distribution passes through unchanged.")
-                .arg(exact(p.presence_penalty), exact(p.frequency_penalty));
-        case Stage::Greedy:
-            return QStringLiteral("Off: temperature = %1 > 0, so a token is drawn.\nGreedy (argmax, no draw) only at T = 0.")
-                .arg(exact(p.temperature));
-        case Stage::Temperature:
-            return QStringLiteral("Off: temperature = 1 (off at 1).\nThe distribution passes through unchanged.");
-        case Stage::TopK:
-            return QStringLiteral("Off: top_k = %1 (off at 0 or k >= V = %2).\nEvery candidate passes.")
-                .arg(p.top_k)
-                .arg(countText(trace.vocab_size));
-        case Stage::TopP:
-            return QStringLiteral("Off: top_p = %1 (off at >= 1).\nEvery candidate passes.").arg(exact(p.top_p));
-        case Stage::MinP:
-            return QStringLiteral("Off: min_p = %1 (off at 0).\nEvery candidate passes.").arg(exact(p.min_p));
-        case Stage::TopNSigma:
-            return QStringLiteral("Off: top_n_sigma = %1 (off at <= 0).\nEvery candidate passes.").arg(exact(p.top_n_sigma));
-        case Stage::TypicalP:
-            return QStringLiteral("Off: typical_p = %1 (off at 1).\nEvery candidate passes.").arg(exact(p.typical_p));
-        case Stage::LogitBias:
-            return QStringLiteral("Off: no logit bias given.\nThe distribution passes through unchanged.");
-        case Stage::Dry:
-            return QStringLiteral("Off: dry_multiplier = %1, dry_penalty_last_n = %2 (off at multiplier 0 or last "
-                                  "N 0).\nThe distribution passes through unchanged.")
-                .arg(exact(p.dry_multiplier))
-                .arg(p.dry_penalty_last_n);
-        case Stage::Xtc:
-            return QStringLiteral("Off: xtc_probability = %1, xtc_threshold = %2 (off at p = 0 or threshold > "
-                                  "0.5).\nNo coin is tossed; every candidate passes.")
-                .arg(exact(p.xtc_probability), exact(p.xtc_threshold));
-        case Stage::Mirostat:
-            return QStringLiteral("Off: mirostat = %1 (off at 0; 1 or 2 picks the version).\nEvery candidate passes.")
-                .arg(p.mirostat);
-        default: return QStringLiteral("Off.");
-    }
+    // The words are the stage's own (its descriptor, engine/stages/stage_*.cpp).
+    const auto& info = stage_info(stage);
+    return info.off_reason ? QString::fromStdString(info.off_reason(p, trace.vocab_size)) : QStringLiteral("Off.");
 }
 
 QString plotModeName(PlotMode mode) {
@@ -339,13 +307,15 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
             next.thresholds.push_back(value.value_or(-1.0));
         }
         next.thresholds.push_back(stage.crossing_rank ? static_cast<double>(*stage.crossing_rank) : -1.0);
-        if (stage.active && stage_ == Stage::TopP) {
-            next.thresholds.push_back(trace.params.top_p);
+        const PlotMark mark = stage_info(stage_).mark;
+        // The threshold kinds whose marks print the stage's own parameter.
+        if (stage.active && (mark == PlotMark::KthLogit || mark == PlotMark::CumulativeMass || mark == PlotMark::ProbFloor)) {
+            next.thresholds.push_back(ownValue(stage_, trace.params));
+        }
+        if (stage.active && mark == PlotMark::CumulativeMass && stage.walk_mass) {
             next.thresholds.insert(next.thresholds.end(), stage.walk_mass->begin(),
                                    stage.walk_mass->begin() + static_cast<std::ptrdiff_t>(std::min(stage.walk_mass->size(), next.data->top.size())));
         }
-        if (stage.active && stage_ == Stage::TopK) next.thresholds.push_back(static_cast<double>(trace.params.top_k));
-        if (stage.active && stage_ == Stage::MinP) next.thresholds.push_back(trace.params.min_p);
         // The extra stages' numbers, and the pipeline's (mu after, XTC's branches): a new run redraws.
         for (const auto& value : {stage.temperature_used, stage.entropy, stage.xtc_coin, stage.mirostat_mu,
                                   stage.mirostat_k}) {
@@ -411,11 +381,11 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     for (QCPAxis* axis : {xAxis, yAxis}) axis->setVisible(true);
     yAxis2->setVisible(false);
     QString suffix;
-    if (stage_ == Stage::Temperature && now.temperature_used) suffix = QStringLiteral(" (dynamic)");
-    if (stage_ == Stage::Xtc && now.xtc_fired) {
+    if (info.mark == PlotMark::DynamicTemperature && now.temperature_used) suffix = QStringLiteral(" (dynamic)");
+    if (info.mark == PlotMark::XtcRemoved && now.xtc_fired) {
         suffix = *now.xtc_fired ? QStringLiteral(": coin fired") : QStringLiteral(": coin did not fire");
     }
-    if (stage_ == Stage::Mirostat) suffix = QStringLiteral(" v%1").arg(trace.params.mirostat);
+    if (info.mark == PlotMark::MirostatMu) suffix = QStringLiteral(" v%1").arg(trace.params.mirostat);
     title_->setText(number + title + suffix);
     addNote(QStringLiteral("kept %1 of %2").arg(countText(now.kept_count()), countText(stage_data.candidates)));
 
@@ -428,9 +398,8 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
 
     // Bars by role; each QCPBars has one look, so a role is one series.
     // XTC's and mirostat's thresholds are on the q they received: those q are drawn too.
-    const bool changes_logits = stage_ == Stage::LogitBias || stage_ == Stage::RepetitionPenalty ||
-                                stage_ == Stage::PresenceFrequency || stage_ == Stage::Dry ||
-                                stage_ == Stage::Temperature || stage_ == Stage::Xtc || stage_ == Stage::Mirostat;
+    const bool changes_logits =
+        info.changes_logits || info.mark == PlotMark::XtcRemoved || info.mark == PlotMark::MirostatMu;
     QVector<double> kept_keys, kept_values, dropped_keys, dropped_values, before_keys, before_values;
     QVector<double> chosen_keys, chosen_values;
     double top_value = 0.0;
@@ -646,8 +615,10 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         dots->setData(keys, logits, true);
     };
 
-    if (stage_ == Stage::TopK && now.kth_logit) {
-        const std::int64_t k = view.trace->params.top_k;
+    const PlotMark mark = stage_info(stage_).mark;
+    const double own = ownValue(stage_, view.trace->params);
+    if (mark == PlotMark::KthLogit && now.kth_logit) {
+        const auto k = static_cast<std::int64_t>(own);
         logit_diamonds(*now.kth_logit, *now.kth_logit);
         horizontal_line(*now.kth_logit, yAxis2, QStringLiteral("k-th logit %1").arg(num(*now.kth_logit, 5)));
         addNote(QStringLiteral("k = %1: k-th logit = %2").arg(k).arg(num(*now.kth_logit, 8)));
@@ -660,8 +631,8 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         } else {
             addNote(QStringLiteral("the cut after rank %1 is beyond the %2 shown").arg(k).arg(stage_data.top.size()));
         }
-    } else if (stage_ == Stage::TopP && now.crossing_rank) {
-        const double p = view.trace->params.top_p;
+    } else if (mark == PlotMark::CumulativeMass && now.crossing_rank) {
+        const double p = own;
         yAxis2->setVisible(true);
         yAxis2->setScaleType(QCPAxis::stLinear);
         yAxis2->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
@@ -695,35 +666,37 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         addNote(QStringLiteral("crosses p at rank %1: %2, cumulative %3 >= %4")
                      .arg(countText(rank), label, num(*now.crossing_mass, 6), num(p, 6)) +
                  (rank > stage_data.top.size() ? QStringLiteral(" (beyond the %1 shown)").arg(stage_data.top.size()) : QString()));
-    } else if (stage_ == Stage::MinP && now.prob_floor) {
+    } else if (mark == PlotMark::ProbFloor && now.prob_floor) {
+        const auto& key = stage_info(stage_).params.front().key;
         horizontal_line(*now.prob_floor, yAxis, QStringLiteral("floor %1").arg(num(*now.prob_floor, 4)));
-        addNote(QStringLiteral("floor = min_p x max q = %1 x %2 = %3")
-                     .arg(num(view.trace->params.min_p, 6), num(*now.max_prob, 6), num(*now.prob_floor, 6)));
+        addNote(QStringLiteral("floor = %1 x max q = %2 x %3 = %4")
+                     .arg(QString::fromUtf8(key.data(), static_cast<qsizetype>(key.size())), num(own, 6),
+                          num(*now.max_prob, 6), num(*now.prob_floor, 6)));
         if (*now.prob_floor > yAxis->range().upper) yAxis->setRangeUpper(*now.prob_floor * 1.2);
-    } else if (stage_ == Stage::TypicalP && now.entropy && now.crossing_rank) {
+    } else if (mark == PlotMark::TypicalEntropy && now.entropy && now.crossing_rank) {
         // The most typical q is exp(-H) (score 0); ids are kept by nearness to it in log q.
         const double typical = std::exp(-*now.entropy);
         horizontal_line(typical, yAxis, QStringLiteral("exp(-H) %1").arg(num(typical, 4)));
         addNote(QStringLiteral("H = %1 nats; kept the %2 ids nearest exp(-H), mass %3 > p = %4")
                     .arg(num(*now.entropy, 6), countText(*now.crossing_rank), num(*now.crossing_mass, 6),
-                         num(view.trace->params.typical_p, 6)));
+                         num(own, 6)));
         if (typical > yAxis->range().upper) yAxis->setRangeUpper(typical * 1.2);
-    } else if (stage_ == Stage::TopNSigma && now.logit_floor) {
+    } else if (mark == PlotMark::LogitFloor && now.logit_floor) {
         // The floor is a logit: drawn on the logit axis, with the ranked logits as diamonds.
         logit_diamonds(*now.logit_floor, *now.max_logit);
         horizontal_line(*now.logit_floor, yAxis2, QStringLiteral("max - n sigma %1").arg(num(*now.logit_floor, 5)));
         addNote(QStringLiteral("floor = %1 - %2 x %3 = %4 (mean %5)")
-                    .arg(num(*now.max_logit, 6), num(view.trace->params.top_n_sigma, 6), num(*now.logit_sigma, 6),
+                    .arg(num(*now.max_logit, 6), num(own, 6), num(*now.logit_sigma, 6),
                          num(*now.logit_floor, 6), num(*now.logit_mean, 6)));
-    } else if (stage_ == Stage::Dry) {
+    } else if (mark == PlotMark::DryPenalties) {
         drawDry(view, stage_data);
-    } else if (stage_ == Stage::Xtc) {
+    } else if (mark == PlotMark::XtcRemoved) {
         drawXtc(view, stage_data);
-    } else if (stage_ == Stage::Mirostat) {
+    } else if (mark == PlotMark::MirostatMu) {
         drawMirostat(view, stage_data);
-    } else if (stage_ == Stage::Temperature && now.temperature_used) {
+    } else if (mark == PlotMark::DynamicTemperature && now.temperature_used) {
         drawDynamicTemperature(view, stage_data);
-    } else if (stage_ == Stage::LogitBias && now.active) {
+    } else if (mark == PlotMark::LogitBiasList && now.active) {
         // No threshold: the bars before and after show each biased logit's effect.
         addNote(QStringLiteral("l + bias for %1 (-inf bans)")
                     .arg(QString::fromStdString(format_logit_bias(view.trace->params.logit_bias))));
@@ -735,40 +708,8 @@ QString StagePlot::formulaTip(const SamplingParams& p) const {
     QString tip = QStringLiteral("<b>%1</b><br>%2")
                       .arg(QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size())),
                            QString::fromUtf8(info.summary.data(), static_cast<int>(info.summary.size())).toHtmlEscaped());
-    QString formula;
-    switch (stage_) {
-        case Stage::Dry:
-            formula = QStringLiteral("penalty(id) = multiplier x base^(L - allowed) = %1 x %2^(L - %3), L the longest "
-                                     "repeat of the history's suffix that id would extend (L >= %3), cut at the latest "
-                                     "sequence breaker; last N = %4 (-1 the whole history).")
-                          .arg(exact(p.dry_multiplier), exact(p.dry_base))
-                          .arg(p.dry_allowed_length)
-                          .arg(p.dry_penalty_last_n);
-            break;
-        case Stage::Xtc:
-            formula = QStringLiteral("A coin u in [0, 1) (its own stream); u < p = %1: of the ids with q >= t = %2 "
-                                     "(two or more), all but the least likely are removed, keeping at least min_keep "
-                                     "= %3. The exact final distribution is (1 - p) q_without + p q_with.")
-                          .arg(exact(p.xtc_probability), exact(p.xtc_threshold))
-                          .arg(p.min_keep);
-            break;
-        case Stage::Mirostat:
-            formula = QStringLiteral("v2: keep the ranked ids with surprise -log2 q <= mu, i.e. q >= 2^-mu. v1: s_hat "
-                                     "from the top 100 ranks (Zipf), k = ((s_hat - 1) 2^mu / (1 - V^(1 - s_hat)))^(1 / "
-                                     "s_hat). After the draw mu -= eta (surprise - tau), tau = %1, eta = %2; mu "
-                                     "starts at 2 tau.")
-                          .arg(exact(p.mirostat_tau), exact(p.mirostat_eta));
-            break;
-        case Stage::Temperature:
-            formula = p.dynatemp_range > 0.0
-                          ? QStringLiteral("Dynamic: T' = lo + (hi - lo) x (H / log n)^e, lo = max(0, T - range), hi = "
-                                           "T + range; T = %1, range = %2, e = %3; H the entropy of q over the n "
-                                           "candidates (nats). Each logit is then divided by T'.")
-                                .arg(exact(p.temperature), exact(p.dynatemp_range), exact(p.dynatemp_exponent))
-                          : QStringLiteral("l / T, T = %1.").arg(exact(p.temperature));
-            break;
-        default: break;
-    }
+    // The formula with these values is the stage's own (its descriptor).
+    const QString formula = info.formula ? QString::fromStdString(info.formula(p)) : QString();
     if (!formula.isEmpty()) tip += QStringLiteral("<br>") + formula.toHtmlEscaped();
     return tip;
 }
@@ -1039,12 +980,15 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
         cut->point1->setCoords(at, 0.0);
         cut->point2->setCoords(at, 1.0);
         QString why;
-        if (stage_ == Stage::TopK) why = QStringLiteral("k = %1").arg(countText(static_cast<std::size_t>(std::max<std::int64_t>(p.top_k, 0))));
-        if (stage_ == Stage::TopP && now.crossing_rank) {
-            why = QStringLiteral("crossing rank %1\ncumulative %2 >= p %3")
-                      .arg(countText(*now.crossing_rank), num(now.crossing_mass.value_or(0.0), 4), num(p.top_p, 4));
+        const PlotMark mark = stage_info(stage_).mark;
+        if (mark == PlotMark::KthLogit) {
+            why = QStringLiteral("k = %1").arg(countText(static_cast<std::size_t>(std::max(ownValue(stage_, p), 0.0))));
         }
-        if (stage_ == Stage::MinP && now.prob_floor) why = QStringLiteral("q >= floor");
+        if (mark == PlotMark::CumulativeMass && now.crossing_rank) {
+            why = QStringLiteral("crossing rank %1\ncumulative %2 >= p %3")
+                      .arg(countText(*now.crossing_rank), num(now.crossing_mass.value_or(0.0), 4), num(ownValue(stage_, p), 4));
+        }
+        if (mark == PlotMark::ProbFloor && now.prob_floor) why = QStringLiteral("q >= floor");
         const QString text = (why.isEmpty() ? QString() : why + QLatin1Char('\n')) +
                              (curve.kept_prefix ? QStringLiteral("ranks 1-%1 kept").arg(countText(curve.kept_last))
                                                 : QStringLiteral("%1 kept\nup to rank %2").arg(countText(curve.kept), countText(curve.kept_last)));
@@ -1057,12 +1001,13 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
     }
     // Thresholds that are probabilities: a line across.
     std::optional<std::pair<double, QString>> floor;
-    if (stage_ == Stage::MinP && now.prob_floor) floor = {*now.prob_floor, QStringLiteral("floor %1").arg(num(*now.prob_floor, 4))};
-    if (stage_ == Stage::Xtc) floor = {p.xtc_threshold, QStringLiteral("XTC threshold %1 (on q before)").arg(num(p.xtc_threshold, 4))};
-    if (stage_ == Stage::Mirostat && p.mirostat == 2 && now.mirostat_mu) {
+    const PlotMark mark = stage_info(stage_).mark;
+    if (mark == PlotMark::ProbFloor && now.prob_floor) floor = {*now.prob_floor, QStringLiteral("floor %1").arg(num(*now.prob_floor, 4))};
+    if (mark == PlotMark::XtcRemoved) floor = {p.xtc_threshold, QStringLiteral("XTC threshold %1 (on q before)").arg(num(p.xtc_threshold, 4))};
+    if (mark == PlotMark::MirostatMu && p.mirostat == 2 && now.mirostat_mu) {
         floor = {std::exp2(-*now.mirostat_mu), QStringLiteral("q = 2^-mu = %1").arg(num(std::exp2(-*now.mirostat_mu), 4))};
     }
-    if (stage_ == Stage::TypicalP && now.entropy) floor = {std::exp(-*now.entropy), QStringLiteral("exp(-H) %1").arg(num(std::exp(-*now.entropy), 4))};
+    if (mark == PlotMark::TypicalEntropy && now.entropy) floor = {std::exp(-*now.entropy), QStringLiteral("exp(-H) %1").arg(num(std::exp(-*now.entropy), 4))};
     if (floor) top_value = std::max(top_value, floor->first);
 
     // Axes: rank on a log axis with decade ticks; q linear or log.
