@@ -220,7 +220,14 @@ private slots:
         const long after = max_rss_kib();
         QCOMPARE(generation.generated().size(), 10000U);
         QCOMPARE(generation.request().output_ids().size(), 10000U);
+#if defined(__SANITIZE_ADDRESS__)
+        // AddressSanitizer keeps freed memory in quarantine (256 MB by
+        // default), so the peak says nothing about what the steps hold.
+        (void)before;
+        (void)after;
+#else
         QVERIFY2(after - before < 8 * 1024, qPrintable(QString("max RSS grew by %1 KiB").arg(after - before)));
+#endif
     }
 
     void runningText() {
