@@ -125,19 +125,29 @@ void add_param_options(CLI::App& app, RequestOptions& options) {
     }
 }
 
+namespace {
+
+// One parameter flag's text into `params`: a number (refused naming the flag
+// otherwise), checked by the table, an integer read exactly.
+Param apply_param_text(SamplingParams& params, const std::string& key, const std::string& text) {
+    const auto param = param_from_key(key);
+    if (!parse_real(trim(text))) throw InputError(key, key + " must be a number, got \"" + text + "\"");
+    if (real_overflows(trim(text))) {
+        throw InputError(key, key + " must be a number, got \"" + text + "\" (outside the range of a double)");
+    }
+    set_param_text(params, *param, trim(text));
+    return *param;
+}
+
+}  // namespace
+
 std::vector<std::pair<Param, double>> given_params(const RequestOptions& options) {
     std::vector<std::pair<Param, double>> out;
+    SamplingParams checked;
     for (const auto& [key, text] : options.param_text) {
         if (text.empty()) continue;
-        const auto param = param_from_key(key);
-        const auto value = parse_real(trim(text));
-        if (!value) throw InputError(key, key + " must be a number, got \"" + text + "\"");
-        if (real_overflows(trim(text))) {
-            throw InputError(key, key + " must be a number, got \"" + text + "\" (outside the range of a double)");
-        }
-        SamplingParams check;
-        set_param_text(check, *param, trim(text));  // the table's validation, naming the key, integers exact
-        out.emplace_back(*param, *value);
+        const Param param = apply_param_text(checked, key, text);
+        out.emplace_back(param, param_value(checked, param));
     }
     return out;
 }
@@ -156,14 +166,7 @@ std::vector<double> parse_value_list(const std::string& text) {
 
 void resolve_param_flags(const RequestOptions& options, std::size_t vocab, ResolvedRequest& out) {
     for (const auto& [key, text] : options.param_text) {
-        if (text.empty()) continue;
-        const auto param = param_from_key(key);
-        const auto value = parse_real(trim(text));
-        if (!value) throw InputError(key, key + " must be a number, got \"" + text + "\"");
-        if (real_overflows(trim(text))) {
-            throw InputError(key, key + " must be a number, got \"" + text + "\" (outside the range of a double)");
-        }
-        set_param_text(out.params, *param, trim(text));
+        if (!text.empty()) apply_param_text(out.params, key, text);
     }
     if (!options.seed.empty()) out.params.seed = parse_seed(trim(options.seed));
     if (!options.mirostat_mu.empty()) {

@@ -343,6 +343,18 @@ PipelineTrace start_trace(const Pipeline& pipeline, const PipelineInput& input, 
     return out;
 }
 
+// The history's counts: `history` when the caller counted them, else the
+// input's checks (the row, the parameters, the pipeline: so a bad one is
+// reported before a bad history id) and the counts, held in `counted`.
+const HistoryCounts* checked_history(const Pipeline& pipeline, const PipelineInput& input, const HistoryCounts* history,
+                                     std::optional<HistoryCounts>& counted) {
+    if (history) return history;
+    check_logits(input.logits);
+    validate(input.params);
+    check_pipeline(pipeline);
+    return &counted.emplace(count_history(input.prompt_ids, input.output_ids, input.logits.size()));
+}
+
 }  // namespace
 
 PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& given, Pcg32& rng, std::uint64_t seed,
@@ -351,13 +363,7 @@ PipelineTrace run_pipeline(const Pipeline& pipeline, const PipelineInput& given,
     if (!input.xtc_coin) input.xtc_coin = xtc_coin(seed, draws_before);
     // Counted once for the model, its float32 run and XTC's outcomes.
     std::optional<HistoryCounts> counted;
-    if (!history) {
-        // The runner's own checks first, so a bad row, parameter or pipeline is reported before a bad history id.
-        check_logits(input.logits);
-        validate(input.params);
-        check_pipeline(pipeline);
-        history = &counted.emplace(count_history(input.prompt_ids, input.output_ids, input.logits.size()));
-    }
+    history = checked_history(pipeline, input, history, counted);
     PipelineTrace out = start_trace(pipeline, input, seed);
     Pcg32 local = rng;  // committed only when the step succeeds
     Runner(pipeline, input, &out, history).run(local);
@@ -384,12 +390,7 @@ SampleResult sample_pipeline(const Pipeline& pipeline, const PipelineInput& inpu
 ExactDistribution exact_distribution(const Pipeline& pipeline, const PipelineInput& input,
                                      const HistoryCounts* history) {
     std::optional<HistoryCounts> counted;
-    if (!history) {
-        check_logits(input.logits);
-        validate(input.params);
-        check_pipeline(pipeline);
-        history = &counted.emplace(count_history(input.prompt_ids, input.output_ids, input.logits.size()));
-    }
+    history = checked_history(pipeline, input, history, counted);
     // The draw's uniform is not wanted: a scratch stream takes it.
     const auto run = [&](double coin, IdList& ids, Values& probs) {
         PipelineInput forced = input;
