@@ -8,6 +8,7 @@
 #include <iostream>
 #include <random>
 
+#include "bench/workloads.h"
 #include "bench/yardstick.h"
 #include "engine/generation/generation.h"
 #include "engine/models/model_source.h"
@@ -85,19 +86,6 @@ void BM_Row_SphinxbaseWordByWord(benchmark::State& state) {
         scorer.scores(history, scores);
         benchmark::DoNotOptimize(scores.data());
     });
-}
-
-SamplingParams every_stage() {
-    SamplingParams p;
-    p.temperature = 0.7;
-    p.top_k = 50;
-    p.top_p = 0.9;
-    p.min_p = 0.05;
-    p.repetition_penalty = 1.1;
-    p.presence_penalty = 0.2;
-    p.frequency_penalty = 0.1;
-    p.seed = 1;
-    return p;
 }
 
 // 100 tokens from "the united", a row and a full trace each.

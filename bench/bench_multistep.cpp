@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 
+#include "bench/workloads.h"
 #include "bench/yardstick.h"
 #include "engine/generation/beam.h"
 #include "engine/generation/speculative.h"
@@ -22,6 +23,7 @@
 using namespace samplescope;
 using bench::RatioReporter;
 using bench::with_yardstick;
+using bench::every_stage;
 
 namespace {
 
@@ -46,19 +48,6 @@ const Setup& setup() {
         return out;
     }();
     return s;
-}
-
-SamplingParams every_stage() {
-    SamplingParams p;
-    p.temperature = 0.7;
-    p.top_k = 50;
-    p.top_p = 0.9;
-    p.min_p = 0.05;
-    p.repetition_penalty = 1.1;
-    p.presence_penalty = 0.2;
-    p.frequency_penalty = 0.1;
-    p.seed = 1;
-    return p;
 }
 
 void model_row(benchmark::State& state, bool trigram) {

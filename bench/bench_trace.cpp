@@ -16,6 +16,7 @@
 #include <string>
 
 #include "bench/python_baseline.h"
+#include "bench/workloads.h"
 #include "bench/yardstick.h"
 #include "engine/core/synthetic_logits.h"
 #include "engine/pipelines/pipeline_presets.h"
@@ -26,19 +27,6 @@ using namespace samplescope;
 using namespace samplescope::bench;
 
 namespace {
-
-SamplingParams every_stage() {
-    SamplingParams p;
-    p.temperature = 0.7;
-    p.top_k = 50;
-    p.top_p = 0.9;
-    p.min_p = 0.05;
-    p.repetition_penalty = 1.1;
-    p.presence_penalty = 0.2;
-    p.frequency_penalty = 0.1;
-    p.seed = 1;
-    return p;
-}
 
 std::vector<std::int64_t> history(std::size_t n) {
     std::vector<std::int64_t> ids;
