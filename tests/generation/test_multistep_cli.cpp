@@ -7,31 +7,18 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/io/npy_writer.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/ngram_builder.h"
 
 using namespace samplescope;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QByteArray out;
-    QStringList err;
-};
+using Run = testing::CliRun;
 
-Run cli(const QStringList& args, int timeout_ms = 120000) {
-    QProcess process;
-    process.start(QStringLiteral(SAMPLESCOPE_CLI), args);
-    process.waitForFinished(timeout_ms);
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1, process.readAllStandardOutput(),
-            QString::fromUtf8(process.readAllStandardError()).split('\n', Qt::SkipEmptyParts)};
-}
+Run cli(const QStringList& args) { return testing::run_cli(args); }
 
-QString tiny_model_path() {
-    static const std::string path =
-        testing::write_temp_file(testing::write_ngram_trie(testing::tiny_trigram_model()), "tiny.lm.bin");
-    return QString::fromStdString(path);
-}
+QString tiny_model_path() { return QString::fromStdString(testing::tiny_trigram_model_file()); }
 
 // The tiny model without its last word "d": V = 5.
 QString smaller_model_path() {

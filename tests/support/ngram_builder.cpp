@@ -168,6 +168,11 @@ TinyNgram tiny_trigram_model() {
     return m;
 }
 
+std::string tiny_trigram_model_file() {
+    static const std::string path = write_temp_file(write_ngram_trie(tiny_trigram_model()), "tiny.lm.bin");
+    return path;
+}
+
 std::string write_temp_file(const std::string& bytes, const std::string& name) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("samplescope-test-" + std::to_string(std::hash<std::string>{}(bytes) % 1000000007));

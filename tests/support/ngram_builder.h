@@ -43,6 +43,9 @@ std::string write_ngram_trie(const TinyNgram& model);
 // sentence start and end), used by the model's tests and the fuzz seeds.
 TinyNgram tiny_trigram_model();
 
+// tiny_trigram_model() written once to a temporary file; its path.
+std::string tiny_trigram_model_file();
+
 // Writes bytes to a fresh file under the system's temporary folder; returns its path.
 std::string write_temp_file(const std::string& bytes, const std::string& name);
 
