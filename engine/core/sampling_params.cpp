@@ -334,6 +334,8 @@ std::uint64_t choose_seed() {
     return (static_cast<std::uint64_t>(device()) << 32) | device();
 }
 
+std::uint64_t seed_or_chosen(const std::optional<std::uint64_t>& seed) { return seed ? *seed : choose_seed(); }
+
 std::uint64_t parse_seed(std::string_view text) {
     std::uint64_t value = 0;
     const auto* end = text.data() + text.size();

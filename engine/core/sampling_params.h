@@ -273,6 +273,9 @@ void validate_dry_sequence_breakers(const std::vector<std::vector<std::int64_t>>
 
 // A seed for a request that did not give one (random, 64 bits).
 std::uint64_t choose_seed();
+// The request's seed, or a chosen one only when it gave none (choosing opens
+// the system's random device: no run with a seed should pay for that).
+std::uint64_t seed_or_chosen(const std::optional<std::uint64_t>& seed);
 
 // Parses a decimal seed in [0, 2^64 - 1]; throws InputError naming the text.
 std::uint64_t parse_seed(std::string_view text);

@@ -395,7 +395,7 @@ Speculation::Speculation(std::shared_ptr<const LanguageModel> target, std::share
     }
     check_same_vocabulary(*target_, *draft_);
     if (!options_.preset) options_.preset = &kSpecPresets[0];
-    seed_ = params_.seed.value_or(choose_seed());
+    seed_ = seed_or_chosen(params_.seed);
     params_.seed = seed_;
     rng_ = stream(seed_, kSampleLabel);
     const auto vocab = static_cast<std::int64_t>(target_->vocab_size());

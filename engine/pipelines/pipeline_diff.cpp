@@ -10,7 +10,7 @@ namespace samplescope {
 PipelineDiff diff_pipelines(const Pipeline& a, const Pipeline& b, const PipelineInput& input,
                             std::uint64_t skip_draws) {
     PipelineInput seeded = input;
-    seeded.params.seed = input.params.seed.value_or(choose_seed());
+    seeded.params.seed = seed_or_chosen(input.params.seed);
     PipelineDiff diff;
     diff.a = trace_pipeline_once(a, seeded, skip_draws);
     diff.b = trace_pipeline_once(b, seeded, skip_draws);

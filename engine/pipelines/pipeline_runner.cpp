@@ -420,7 +420,7 @@ ExactDistribution exact_distribution(const Pipeline& pipeline, const PipelineInp
 }
 
 PipelineTrace trace_pipeline_once(const Pipeline& pipeline, const PipelineInput& input, std::uint64_t skip_draws) {
-    const std::uint64_t seed = input.params.seed.value_or(choose_seed());
+    const std::uint64_t seed = seed_or_chosen(input.params.seed);
     Pcg32 rng = stream_after(seed, skip_draws);
     return run_pipeline(pipeline, input, rng, seed, skip_draws);
 }

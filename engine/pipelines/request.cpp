@@ -16,7 +16,7 @@ Request::Request(Pipeline pipeline, SamplingParams params, std::vector<std::int6
                  std::vector<std::int64_t> output_ids)
     : pipeline_(std::move(pipeline)),
       params_(params),
-      seed_(params.seed.value_or(choose_seed())),
+      seed_(seed_or_chosen(params.seed)),
       prompt_(std::move(prompt_ids)),
       output_(std::move(output_ids)),
       initial_output_(output_),

@@ -210,7 +210,7 @@ EmpiricalResult sample_empirically(const Pipeline& pipeline, const PipelineInput
                                    const std::atomic<bool>* cancel) {
     check_draws(draws);
     PipelineInput seeded = input;
-    seeded.params.seed = input.params.seed.value_or(choose_seed());
+    seeded.params.seed = seed_or_chosen(input.params.seed);
     EmpiricalResult result;
     result.trace = trace_pipeline_once(pipeline, seeded, skip_draws);
     const SampleTrace& trace = result.trace.trace;
