@@ -104,6 +104,10 @@ inline std::uint64_t descending_key(double logit) {
 // logit): a bucket index whose order is the rank order between buckets.
 constexpr int kBucketShift = 48;
 constexpr std::size_t kBuckets = std::size_t{1} << (64 - kBucketShift);
+// A kept set this short is sorted whole: clearing and walking 65,536 bucket
+// counts would cost more than the sort (a speculative test's six-token rows
+// spent most of their time there).
+constexpr std::size_t kSortWholeSet = 1024;
 inline std::size_t bucket_of(double logit) { return static_cast<std::size_t>(descending_key(logit) >> kBucketShift); }
 
 // A function object, not a function, so the sorts inline it.
@@ -422,7 +426,9 @@ const IdList& RowState::ranked(std::size_t count) {
     // The next block: at least 64 ranks, eight times the last, at most twice
     // (a broad row's top-p goes on to the buckets without more scans).
     const std::size_t block = std::max({target, std::size_t{64}, ranked_count_ * 8});
-    if (!bucketed_ && block * 16 <= n && ranked_count_ < 512) {
+    if (!bucketed_ && n <= kSortWholeSet) {
+        sort_whole_set();
+    } else if (!bucketed_ && block * 16 <= n && ranked_count_ < 512) {
         // A block much smaller than the kept set (top-k, a peaked top-p): one
         // scan keeps only the keys that can be in it, and only they are sorted.
         select_first(block);
@@ -445,6 +451,22 @@ const IdList& RowState::ranked(std::size_t count) {
     ranked_.resize(ranked_count_);
     for (std::size_t i = from; i < ranked_count_; ++i) ranked_[i] = rank_keys_[i].id;
     return ranked_;
+}
+
+void RowState::sort_whole_set() {
+    // Every kept key, sorted by comparison once: the ranking is complete.
+    const std::size_t n = kept_.size();
+    const double* l = logits_->data();
+    rank_keys_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto id = kept_[i];
+        rank_keys_[i] = RankKey{l[static_cast<std::size_t>(id)], static_cast<std::int32_t>(id)};
+    }
+    std::sort(rank_keys_.begin(), rank_keys_.end(), by_rank);
+    ranked_.clear();
+    ranked_count_ = n;
+    next_bucket_ = kBuckets;
+    bucketed_ = true;
 }
 
 void RowState::bucket_keys() {

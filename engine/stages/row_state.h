@@ -151,6 +151,7 @@ private:
     void split_penalised();
     void select_first(std::size_t count);
     void bucket_keys();
+    void sort_whole_set();
 
     // The current logits, shared with a trace's snapshot until written.
     std::shared_ptr<Values> logits_;
