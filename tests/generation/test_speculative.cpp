@@ -264,7 +264,7 @@ private slots:
         const auto target = std::make_shared<TableModel>(rows);
         const auto draft = std::make_shared<TableModel>(draft_rows);
         std::vector<std::int64_t> second;
-        for (std::uint64_t seed = 0; second.size() < 30000; ++seed) {
+        for (std::uint64_t seed = 0; second.size() < 10000; ++seed) {
             SamplingParams params;
             params.seed = seed;
             SpeculativeOptions options;
@@ -419,7 +419,7 @@ private slots:
         const std::vector<std::int64_t> prompt_ids{1};
         const SpecRow p0 = exact_distribution(pipe, PipelineInput{logits, params, prompt_ids, {}});
         std::vector<std::int64_t> first;
-        for (std::uint64_t seed = 0; seed < 8000; ++seed) {
+        for (std::uint64_t seed = 0; seed < 3000; ++seed) {
             params.seed = seed;
             SpeculativeOptions options;
             options.k = 2;
