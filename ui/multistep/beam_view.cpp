@@ -23,6 +23,7 @@
 #include "engine/models/language_model.h"
 #include "ui/common/count_text.h"
 #include "ui/generate/token_colours.h"
+#include "ui/multistep/checked_spin_box.h"
 #include "ui/session/session.h"
 
 namespace samplescope::ui {
@@ -89,13 +90,13 @@ BeamView::BeamView(Session* session, ModelSlot* model, QWidget* parent)
     search_ = new QPushButton(QStringLiteral("Search"), this);
     search_->setObjectName(QStringLiteral("beam_search"));
     search_->setToolTip(QStringLiteral("Beam search from this prompt, and a sampled continuation beside it"));
-    width_ = new QSpinBox(this);
+    width_ = new CheckedSpinBox("width", "width", this);
     width_->setObjectName(QStringLiteral("beam_width"));
     width_->setRange(1, static_cast<int>(kMaxBeamWidth));
     width_->setValue(4);
     width_->setPrefix(QStringLiteral("w = "));
     width_->setToolTip(QStringLiteral("Beams kept per step (HF num_beams, vLLM beam_width)"));
-    steps_box_ = new QSpinBox(this);
+    steps_box_ = new CheckedSpinBox("steps", "steps", this);
     steps_box_->setObjectName(QStringLiteral("beam_steps"));
     steps_box_->setRange(1, kMaxSteps);
     steps_box_->setValue(10);
@@ -246,6 +247,12 @@ BeamView::BeamView(Session* session, ModelSlot* model, QWidget* parent)
 
     connect(prompt_, &QLineEdit::returnPressed, this, [this] { start(prompt_->text()); });
     connect(search_, &QPushButton::clicked, this, [this] { start(prompt_->text()); });
+    // A typed width or step limit out of range: the box keeps its value, the search stays, the line says why.
+    for (auto* box : {width_, steps_box_}) {
+        connect(static_cast<CheckedSpinBox*>(box), &CheckedSpinBox::refused, this, [this](const QString& message) {
+            emit errorRaised(message + QStringLiteral(". The search on show is unchanged."));
+        });
+    }
     connect(width_, qOverload<int>(&QSpinBox::valueChanged), this, &BeamView::searchAgain);
     connect(steps_box_, qOverload<int>(&QSpinBox::valueChanged), this, &BeamView::searchAgain);
     connect(early_, qOverload<int>(&QComboBox::currentIndexChanged), this, &BeamView::searchAgain);

@@ -23,6 +23,7 @@
 #include "engine/models/model_source.h"
 #include "engine/models/ngram_model.h"
 #include "ui/common/count_text.h"
+#include "ui/multistep/checked_spin_box.h"
 #include "ui/session/session.h"
 
 namespace samplescope::ui {
@@ -94,7 +95,7 @@ SpeculativeView::SpeculativeView(Session* session, ModelSlot* model, QWidget* pa
     open_draft_ = new QPushButton(QStringLiteral("Open draft..."), this);
     open_draft_->setObjectName(QStringLiteral("speculative_open_draft"));
     open_draft_->setToolTip(QStringLiteral("Another n-gram file as the draft; it must have the model's vocabulary"));
-    k_ = new QSpinBox(this);
+    k_ = new CheckedSpinBox("k", "k", this);
     k_->setObjectName(QStringLiteral("speculative_k"));
     k_->setRange(1, static_cast<int>(kMaxSpeculativeK));
     k_->setValue(4);
@@ -117,7 +118,7 @@ SpeculativeView::SpeculativeView(Session* session, ModelSlot* model, QWidget* pa
     run_n_ = new QPushButton(QStringLiteral("Run"), this);
     run_n_->setObjectName(QStringLiteral("speculative_run"));
     run_n_->setToolTip(QStringLiteral("Run this many rounds (stopping at the end of the text)"));
-    run_count_ = new QSpinBox(this);
+    run_count_ = new CheckedSpinBox("rounds", "rounds", this);
     run_count_->setObjectName(QStringLiteral("speculative_run_count"));
     run_count_->setRange(1, kMaxRoundsPerRun);
     run_count_->setValue(10);
@@ -286,6 +287,12 @@ SpeculativeView::SpeculativeView(Session* session, ModelSlot* model, QWidget* pa
     for (QObject* control : std::initializer_list<QObject*>{draft_, rules_}) {
         connect(qobject_cast<QComboBox*>(control), qOverload<int>(&QComboBox::currentIndexChanged), this,
                 &SpeculativeView::refreshControls);
+    }
+    // A typed k or round count out of range: the box keeps its value, the run stays, the line says why.
+    for (auto* box : {k_, run_count_}) {
+        connect(static_cast<CheckedSpinBox*>(box), &CheckedSpinBox::refused, this, [this](const QString& message) {
+            emit errorRaised(message + QStringLiteral(". The previous run is unchanged."));
+        });
     }
     connect(k_, qOverload<int>(&QSpinBox::valueChanged), this, &SpeculativeView::refreshControls);
     connect(past_end_, &QCheckBox::toggled, this, &SpeculativeView::refreshControls);
