@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
         ->check(samplescope::non_empty_value());
     app.add_option("--steps", view.steps_text,
                    "With --prompt or --tab generate: tokens to write at start, 0 to 1000; with --tab speculative: "
-                   "rounds to run, 0 to 1000 (default 3); with --tab beam: the step limit, 1 to 100 (default 10)")
+                   "rounds to run, 0 to 1000 (default 7); with --tab beam: the step limit, 1 to 100 (default 10)")
         ->check(samplescope::non_empty_value());
     std::vector<std::string> example_keys;
     for (const auto& example : samplescope::pipeline_examples()) example_keys.push_back(example.key);
@@ -327,7 +327,7 @@ int main(int argc, char** argv) {
             text.prompt = view.prompt.empty() ? default_prompt : QString::fromStdString(view.prompt);
             text.steps = generate_flags ? view.steps : kDefaultStartSteps;
             // The Speculative tab opens on a few rounds; the Beam tab keeps its own step limit unless given.
-            if (view.tab == "speculative" && view.steps_text.empty()) text.steps = 3;
+            if (view.tab == "speculative" && view.steps_text.empty()) text.steps = 7;
             if (generate_flags) {
                 const std::uint64_t budget = samplescope::parse_memory_budget(request_options.max_memory);
                 text.model = samplescope::ui::loadModel({}, budget);

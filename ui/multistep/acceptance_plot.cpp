@@ -15,7 +15,7 @@ AcceptancePlot::AcceptancePlot(QWidget* parent) : QCustomPlot(parent) {
         axis->setLabelFont(small);
     }
     xAxis->setLabel(QStringLiteral("round"));
-    yAxis->setLabel(QStringLiteral("acceptance rate"));
+    yAxis->setLabel(QStringLiteral("rate"));
     yAxis->setRange(0.0, 1.05);
     QSharedPointer<QCPAxisTickerFixed> rounds(new QCPAxisTickerFixed);
     rounds->setTickStep(1.0);
@@ -30,13 +30,13 @@ AcceptancePlot::AcceptancePlot(QWidget* parent) : QCustomPlot(parent) {
     }
     upper_->setBrush(band);
     upper_->setChannelFillGraph(lower_);
-    upper_->setName(QStringLiteral("\u00b11.96 SE"));
+    upper_->setName(QStringLiteral("expected \u00b1 1.96 SE"));
     upper_->addToLegend();
     expected_ = addGraph();
-    expected_->setName(QStringLiteral("expected: mean \u03a3 min(p, q)"));
+    expected_->setName(QStringLiteral("expected"));
     expected_->setPen(QPen(palette::kOrange.darker(115), 2.0, Qt::DashLine));
     measured_ = addGraph();
-    measured_->setName(QStringLiteral("measured: accepted / tested"));
+    measured_->setName(QStringLiteral("measured"));
     measured_->setPen(QPen(palette::kBlue, 2.0));
     measured_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, palette::kBlue, Qt::white, 5));
     shown_ = new QCPItemStraightLine(this);
@@ -45,8 +45,14 @@ AcceptancePlot::AcceptancePlot(QWidget* parent) : QCustomPlot(parent) {
     legend->setVisible(true);
     legend->setFont(small);
     legend->setRowSpacing(-2);
-    legend->setBrush(QColor(255, 255, 255, 210));
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    // The legend in a row of its own above the axes: inside them it hid the curves of a plot this small.
+    legend->setBrush(Qt::NoBrush);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, legend);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    legend->setMargins(QMargins(2, 0, 2, 0));
     setMinimumSize(220, 120);
 }
 

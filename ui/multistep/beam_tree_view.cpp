@@ -108,17 +108,17 @@ void BeamTreeView::layoutTree() {
     }
     boxes_.assign(nodes.size(), QRect());
     int next_row = 0;
-    // Leaves take the rows in order; a parent sits in the middle of its children.
+    // Leaves take the rows in order; a parent sits on its first (best) child's row, so the
+    // best continuation reads as a straight line from the root (centred parents scattered a
+    // deep tree's root and first steps far below the rows on screen).
     std::function<int(int)> place = [&](int id) -> int {
         const BeamNode& node = nodes[static_cast<std::size_t>(id)];
         int y = 0;
         if (node.children.empty()) {
             y = header + kMargin + next_row++ * (row + kRowGap);
         } else {
-            const int first = place(node.children.front());
-            int last = first;
-            for (std::size_t c = 1; c < node.children.size(); ++c) last = place(node.children[c]);
-            y = (first + last) / 2;
+            y = place(node.children.front());
+            for (std::size_t c = 1; c < node.children.size(); ++c) place(node.children[c]);
         }
         boxes_[static_cast<std::size_t>(id)] = QRect(column_x_[node.step], y, box_width[static_cast<std::size_t>(id)], row);
         return y;

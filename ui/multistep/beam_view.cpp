@@ -233,6 +233,7 @@ BeamView::BeamView(Session* session, ModelSlot* model, QWidget* parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
+    split->setSizes({600, 400});  // the tree first: the side's tables would take most of the width
 
     stack_ = new QStackedWidget(this);
     stack_->addWidget(placeholder_);
@@ -541,6 +542,9 @@ void BeamView::refreshTree() {
                                  : QStringLiteral("The finished hypotheses after step %1").arg(n));
     // The chosen hypothesis (or the root) in view.
     const int focus = chosen ? tree.find(*chosen) : BeamTree::kRoot;
+    // The root first, so that the chosen end is shown with as much of its path as fits.
+    const QRect root = tree_view_->nodeRect(BeamTree::kRoot);
+    if (root.isValid()) tree_scroll_->ensureVisible(root.left(), root.top(), 8, 40);
     const QRect box = tree_view_->nodeRect(focus);
     if (box.isValid()) tree_scroll_->ensureVisible(box.center().x(), box.center().y(), 80, 60);
 }

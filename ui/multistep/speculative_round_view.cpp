@@ -61,6 +61,8 @@ SpecColumn::SpecColumn(QWidget* parent) : QFrame(parent) {
         axis->setLabelFont(tick_font);
     }
     plot_->xAxis->ticker()->setTickCount(3);
+    // Meet the count: a narrow column otherwise gets 0.025 steps whose labels run together.
+    plot_->xAxis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
     plot_->yAxis->setRangeReversed(true);
     plot_->yAxis->grid()->setVisible(false);
     plot_->yAxis->setTickLength(0, 0);

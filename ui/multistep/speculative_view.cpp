@@ -71,7 +71,8 @@ QString legendHtml() {
 
 }  // namespace
 
-QString SpeculativeView::defaultPrompt() { return QStringLiteral("the united"); }
+// A prompt whose first rounds, at the window's default parameters, show accepts, a rejection and its residual.
+QString SpeculativeView::defaultPrompt() { return QStringLiteral("once upon a time"); }
 
 SpeculativeView::SpeculativeView(Session* session, ModelSlot* model, QWidget* parent)
     : QWidget(parent), session_(session), model_(model) {
@@ -221,8 +222,8 @@ SpeculativeView::SpeculativeView(Session* session, ModelSlot* model, QWidget* pa
     auto* upper = new QSplitter(Qt::Horizontal, this);
     upper->addWidget(text_column);
     upper->addWidget(rate_column);
-    upper->setStretchFactor(0, 3);
-    upper->setStretchFactor(1, 2);
+    upper->setStretchFactor(0, 1);
+    upper->setStretchFactor(1, 1);
     upper->setChildrenCollapsible(false);
 
     auto* lower = new QWidget(this);
