@@ -15,8 +15,10 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTextDocumentFragment>
 
 #include "engine/generation/beam.h"
@@ -347,6 +349,36 @@ private slots:
         QCOMPARE(beam()->lengthPenaltyEntry()->text(), QStringLiteral("1"));
         QCOMPARE(beam()->result().front().tokens, tokens);
         QCOMPARE(beam()->treeView()->tree()->nodes().size(), nodes);
+    }
+
+    // The app opens either tab with --tab (on --prompt, --steps rounds or the step limit); bad flags exit 2 in one line.
+    void theAppOpensEitherTab() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (const QString& tab : {QStringLiteral("speculative"), QStringLiteral("beam")}) {
+            const QString png = dir.filePath(tab + QStringLiteral(".png"));
+            QProcess app;
+            app.start(QStringLiteral(SAMPLESCOPE_APP), {QStringLiteral("--screenshot"), png, QStringLiteral("--tab"), tab,
+                                                         QStringLiteral("--prompt"), QStringLiteral("a"), QStringLiteral("--steps"),
+                                                         QStringLiteral("3"), QStringLiteral("--window-size"), QStringLiteral("1280x720")});
+            QVERIFY(app.waitForFinished(60000));
+            QVERIFY2(app.exitCode() == 0, app.readAllStandardError().constData());
+            QCOMPARE(QImage(png).size(), QSize(1280, 720));
+        }
+        const QList<QStringList> bad{
+            {QStringLiteral("--tab"), QStringLiteral("beam"), QStringLiteral("--steps"), QStringLiteral("0")},
+            {QStringLiteral("--tab"), QStringLiteral("beam"), QStringLiteral("--steps"), QStringLiteral("101")},
+            {QStringLiteral("--tab"), QStringLiteral("speculative"), QStringLiteral("--steps"), QStringLiteral("1001")},
+            {QStringLiteral("--tab"), QStringLiteral("speculative"), QStringLiteral("--values"), QStringLiteral("1,2")},
+        };
+        for (const QStringList& flags : bad) {
+            QProcess refused;
+            refused.start(QStringLiteral(SAMPLESCOPE_APP), QStringList{QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("bad.png"))} + flags);
+            QVERIFY(refused.waitForFinished(60000));
+            const QByteArray err = refused.readAllStandardError();
+            QVERIFY2(refused.exitCode() == 2, qPrintable(flags.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(err)));
+            QCOMPARE(err.count('\n'), 1);
+        }
     }
 };
 
