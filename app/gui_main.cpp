@@ -2,7 +2,7 @@
 // tab, a real English model writing from a short prompt, when that model is
 // installed, and on the built-in full-size example otherwise; it takes the same
 // input and parameter flags as `samplescope-cli trace` (--vocab included), and
-// --prompt / --steps for the Generate tab. `--screenshot FILE.png` draws the
+// --prompt / --steps for the Generate, Speculative and Beam tabs. `--screenshot FILE.png` draws the
 // window offscreen with those inputs, saves it and exits (exit 2 with one line
 // on bad input).
 #include <cctype>
@@ -64,6 +64,7 @@ struct ViewOptions {
 // The Generate tab's start: the model (loaded before the window, so a bad
 // file or prompt fails fast), the prompt, the tokens to write and the parameters.
 struct GenerateStart {
+    std::string tab = "generate";  // or "speculative", "beam": the tab that writes it
     samplescope::ui::ModelLoad model;  // null model: load it in the window (the plain start)
     QString prompt;
     int steps = 0;
@@ -92,6 +93,8 @@ QWidget* tab_widget(samplescope::ui::MainWindow& window, const std::string& tab)
     if (tab == "verify") return window.verifyView();
     if (tab == "responses") return window.responseView();
     if (tab == "generate") return window.generateView();
+    if (tab == "speculative") return window.speculativeView();
+    if (tab == "beam") return window.beamView();
     return window.pipelineView();
 }
 
@@ -179,19 +182,24 @@ int main(int argc, char** argv) {
     app.add_option("--tab", view.tab,
                    "View shown first: pipeline, tokens, logits, compare-pipelines, compare-stages-a or "
                    "compare-stages-b (Compare pipelines with one side's stage plots), histogram, batch (CPU vs batch "
-                   "engine), verify (Verify a sampler), responses (Response) or generate (a language model writing "
-                   "text; the default when its model is installed and no input flags are given)")
+                   "engine), verify (Verify a sampler), responses (Response), generate (a language model writing "
+                   "text; the default when its model is installed and no input flags are given), speculative "
+                   "(speculative decoding, round by round) or beam (beam search beside a sampled text)")
         ->check(CLI::IsMember({"pipeline", "tokens", "logits", "compare-pipelines", "compare-stages-a",
-                               "compare-stages-b", "histogram", "batch", "verify", "responses", "generate"}));
+                               "compare-stages-b", "histogram", "batch", "verify", "responses", "generate",
+                               "speculative", "beam"}));
     app.add_option("--response", view.response_file,
                    "A server's response with logprobs to open in the Response tab (as File > Open response...)");
     app.add_option("--response-request", view.response_request, "The request body of --response (JSON)");
     app.add_option("--response-token", view.response_token_text, "The token of --response to show first (default 0)")
         ->check(samplescope::non_empty_value());
     app.add_option("--prompt", view.prompt,
-                   "Open the Generate tab on this prompt (the n-gram model's words; parameter flags apply to it)")
+                   "Open the Generate tab on this prompt (or the tab --tab speculative or beam names; the n-gram "
+                   "model's words; parameter flags apply to it)")
         ->check(samplescope::non_empty_value());
-    app.add_option("--steps", view.steps_text, "With --prompt or --tab generate: tokens to write at start, 0 to 1000")
+    app.add_option("--steps", view.steps_text,
+                   "With --prompt or --tab generate: tokens to write at start, 0 to 1000; with --tab speculative: "
+                   "rounds to run, 0 to 1000 (default 7); with --tab beam: the step limit, 1 to 100 (default 10)")
         ->check(samplescope::non_empty_value());
     std::vector<std::string> example_keys;
     for (const auto& example : samplescope::pipeline_examples()) example_keys.push_back(example.key);
@@ -284,20 +292,23 @@ int main(int argc, char** argv) {
                                                              "pipelines; give no logits, parameter flags or "
                                                              "--pipeline-example with it");
         }
-        const bool generate_flags = !view.prompt.empty() || !view.steps_text.empty() || view.tab == "generate";
+        const bool multistep = view.tab == "speculative" || view.tab == "beam";
+        const bool generate_flags = !view.prompt.empty() || !view.steps_text.empty() || view.tab == "generate" || multistep;
         if (generate_flags) {
             if (has_logits_input(request_options) || !open_file.empty() || !view.pipeline_example.empty() ||
                 !view.sampler_example.empty() || !request_options.prompt_ids.empty() ||
                 !request_options.output_ids.empty() || !request_options.skip_draws.empty() || !vocab_file.empty()) {
-                throw samplescope::InputError("prompt", "--prompt, --steps and --tab generate write text with the "
-                                                        "language model; give no logits, history, vocabulary or "
-                                                        "example flags with them");
+                throw samplescope::InputError("prompt", "--prompt, --steps and --tab generate, speculative or beam "
+                                                        "write text with the language model; give no logits, history, "
+                                                        "vocabulary or example flags with them");
             }
             if (!view.steps_text.empty()) {
-                if (view.prompt.empty() && view.tab != "generate") {
+                if (view.prompt.empty() && view.tab != "generate" && !multistep) {
                     throw samplescope::InputError("steps", "--steps writes tokens in the Generate tab: give --prompt or --tab generate with it");
                 }
-                view.steps = static_cast<int>(parse_int_in_range(view.steps_text, "steps", "--steps", 0, 1000));
+                const int low = view.tab == "beam" ? 1 : 0;
+                const int high = view.tab == "beam" ? samplescope::ui::BeamView::kMaxSteps : 1000;
+                view.steps = static_cast<int>(parse_int_in_range(view.steps_text, "steps", "--steps", low, high));
             }
         }
         // The Generate tab opens on a text when asked (--prompt always needs the model), and by
@@ -309,9 +320,14 @@ int main(int argc, char** argv) {
         if ((generate_flags && (!view.prompt.empty() || samplescope::default_ngram_model_installed())) ||
             (plain_start && samplescope::default_ngram_model_installed())) {
             GenerateStart text;
-            text.prompt = view.prompt.empty() ? samplescope::ui::GenerateView::defaultPrompt()
-                                              : QString::fromStdString(view.prompt);
+            text.tab = multistep ? view.tab : "generate";
+            const QString default_prompt = view.tab == "speculative" ? samplescope::ui::SpeculativeView::defaultPrompt()
+                                           : view.tab == "beam"      ? samplescope::ui::BeamView::defaultPrompt()
+                                                                     : samplescope::ui::GenerateView::defaultPrompt();
+            text.prompt = view.prompt.empty() ? default_prompt : QString::fromStdString(view.prompt);
             text.steps = generate_flags ? view.steps : kDefaultStartSteps;
+            // The Speculative tab opens on a few rounds; the Beam tab keeps its own step limit unless given.
+            if (view.tab == "speculative" && view.steps_text.empty()) text.steps = 7;
             if (generate_flags) {
                 const std::uint64_t budget = samplescope::parse_memory_budget(request_options.max_memory);
                 text.model = samplescope::ui::loadModel({}, budget);
@@ -373,7 +389,17 @@ int main(int argc, char** argv) {
             window.setVocabulary(std::move(*vocabulary));
             for (const auto& warning : window.session().labelWarnings()) std::cerr << "samplescope: warning: " << warning << "\n";
         }
-        if (generate_start) {
+        if (generate_start && generate_start->tab != "generate") {
+            // The step limit first: the tab searches again when it changes, which it cannot before its model.
+            if (generate_start->tab == "beam" && generate_start->steps > 0) window.beamView()->stepsBox()->setValue(generate_start->steps);
+            if (generate_start->model.model) window.multistepModel()->setModel(std::move(generate_start->model));
+            if (generate_start->params) window.session().setParams(*generate_start->params);
+            if (generate_start->tab == "speculative") {
+                window.speculativeView()->start(generate_start->prompt, generate_start->steps);
+            } else {
+                window.beamView()->start(generate_start->prompt);
+            }
+        } else if (generate_start) {
             auto* generate = window.generateView();
             if (generate_start->model.model) generate->setModel(std::move(generate_start->model));
             if (generate_start->params) window.session().setParams(*generate_start->params);

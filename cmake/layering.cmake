@@ -31,7 +31,8 @@ set(SAMPLESCOPE_LAYERS
   "ui/verify=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/json ui/common"
   "ui/responses=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/responses engine/json ui/common"
   "ui/generate=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/models engine/generation engine/json ui/common ui/stages ui/session"
-  "ui/window=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/models engine/generation engine/responses engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare ui/verify ui/responses ui/generate"
+  "ui/multistep=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/models engine/generation engine/json ui/common ui/session ui/generate"
+  "ui/window=engine/base engine/core engine/io engine/stages engine/pipelines engine/stats engine/models engine/generation engine/responses engine/json kernels kernels/tools ui/common ui/stages ui/session ui/panels ui/pipelines ui/compare ui/verify ui/responses ui/generate ui/multistep"
 )
 
 cmake_minimum_required(VERSION 3.25)

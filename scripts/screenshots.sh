@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Renders every tab of the visualiser at a laptop's 1280 x 720 and at 1600 x
-# 1000 into docs/images/tabs/ (offscreen, the built-in example; the Generate
-# tab on its default prompt), for the docs and for looking at after a change
+# 1000 into docs/images/tabs/ (offscreen, the built-in example; the Generate,
+# Speculative and Beam tabs on their default prompts), for the docs and for looking at after a change
 # to a view. A tab that would need a larger window makes samplescope warn:
 # that is a bug, and this script fails on it.
 #   bash scripts/screenshots.sh [BUILD_DIR]
@@ -13,7 +13,7 @@ mkdir -p "$out"
 export QT_QPA_PLATFORM=offscreen
 status=0
 for size in 1280x720 1600x1000; do
-    for tab in generate pipeline tokens logits compare-pipelines compare-stages-a histogram batch verify responses; do
+    for tab in generate speculative beam pipeline tokens logits compare-pipelines compare-stages-a histogram batch verify responses; do
         extra=()
         case "$tab" in
             # Without Debian's model the tab is drawn saying what to install.

@@ -1,6 +1,5 @@
 // samplescope-cli beam: beam search on a model (engine/generation/beam.h),
 // every step's candidates, kept beams and finished hypotheses as JSON.
-#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -65,14 +64,7 @@ Command add_beam_command(CLI::App& app) {
             beam.steps = static_cast<std::size_t>(
                 parse_int_in_range(*steps_text, "steps", "--steps", 1, static_cast<std::int64_t>(kMaxBeamSteps)));
         }
-        if (!length_penalty_text->empty()) {
-            const auto value = parse_real(*length_penalty_text);
-            if (!value || !std::isfinite(*value) || real_overflows(*length_penalty_text)) {
-                throw InputError("length_penalty",
-                                 "--length-penalty must be a finite number, got \"" + *length_penalty_text + "\"");
-            }
-            beam.length_penalty = *value;
-        }
+        if (!length_penalty_text->empty()) beam.length_penalty = parse_length_penalty(*length_penalty_text);
         if (!early_stopping_text->empty()) {
             beam.early_stopping = parse_early_stopping(*early_stopping_text, "early-stopping");
             if (beam.rules == BeamRules::Vllm) {

@@ -27,6 +27,14 @@ EarlyStopping parse_early_stopping(std::string_view text, const std::string& fie
     throw InputError(field, "--" + field + " must be true, false or never, got \"" + std::string(text) + "\"");
 }
 
+double parse_length_penalty(std::string_view text) {
+    const auto value = parse_real(text);
+    if (!value || !std::isfinite(*value) || real_overflows(text)) {
+        throw InputError("length_penalty", "--length-penalty must be a finite number, got \"" + std::string(text) + "\"");
+    }
+    return *value;
+}
+
 std::string_view early_stopping_name(EarlyStopping value) {
     switch (value) {
         case EarlyStopping::True: return "true";

@@ -110,6 +110,8 @@ inline constexpr std::size_t kMaxBeamSteps = 1000;
 BeamRules parse_beam_rules(std::string_view text, const std::string& field);
 std::string_view beam_rules_name(BeamRules rules);
 EarlyStopping parse_early_stopping(std::string_view text, const std::string& field);
+// alpha as typed: a finite number, else InputError("length_penalty") naming the text.
+double parse_length_penalty(std::string_view text);
 std::string_view early_stopping_name(EarlyStopping value);
 
 struct Beam {

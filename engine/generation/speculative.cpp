@@ -509,6 +509,15 @@ SpeculativeRound Speculation::round() {
     return out;
 }
 
+double SpeculativeStats::standard_error() const {
+    return tested ? std::sqrt(expected_variance) / static_cast<double>(tested) : 0.0;
+}
+
+double SpeculativeStats::z() const {
+    const double sd = std::sqrt(expected_variance);
+    return sd > 0.0 ? (static_cast<double>(accepted) - expected) / sd : 0.0;
+}
+
 std::string Speculation::text() const {
     std::vector<std::string> texts;
     for (const auto& word : prompt_) texts.push_back(word.text);

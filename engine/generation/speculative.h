@@ -287,6 +287,10 @@ struct SpeculativeStats {
     double expected_variance = 0.0;  // sum of overlap (1 - overlap): the count's variance
     double rate() const { return tested ? static_cast<double>(accepted) / static_cast<double>(tested) : 0.0; }
     double expected_rate() const { return tested ? expected / static_cast<double>(tested) : 0.0; }
+    // The rate's standard error under the expectation, sqrt(sum alpha (1 - alpha)) / n, and
+    // z = (accepted - sum alpha) / sqrt(sum alpha (1 - alpha)); 0 where undefined.
+    double standard_error() const;
+    double z() const;
 };
 
 class Speculation {

@@ -97,10 +97,8 @@ nlohmann::ordered_json speculative_stats_to_json(const SpeculativeStats& stats) 
     out["accepted"] = stats.accepted;
     out["rate"] = stats.rate();
     out["expected_rate"] = stats.expected_rate();
-    const double sd = std::sqrt(stats.expected_variance);
-    const double n = static_cast<double>(stats.tested);
-    out["standard_error"] = stats.tested ? sd / n : 0.0;
-    out["z"] = sd > 0.0 ? (static_cast<double>(stats.accepted) - stats.expected) / sd : 0.0;
+    out["standard_error"] = stats.standard_error();
+    out["z"] = stats.z();
     return out;
 }
 

@@ -238,6 +238,13 @@ void GenerateView::ensureModel() {
         refresh();
         return;
     }
+    if (model_source_) {
+        if (ModelLoad shared = model_source_(); shared.model) {
+            loading_path_.clear();
+            acceptModel(std::move(shared));
+            return;
+        }
+    }
     startLoading(QString());
 }
 
@@ -305,10 +312,7 @@ void GenerateView::start(const QString& prompt, int steps) {
         ensureModel();
         if (model_state_ == ModelState::Missing) {
             pending_.reset();
-            // The loader's own message, which names the package; a window user opens a file instead of the CLI's flag.
-            QString message = loadModel({}, 0).error;
-            message.replace(QStringLiteral("give --model-path FILE"), QStringLiteral("open a model file (Open model...)"));
-            emit errorRaised(message);
+            emit errorRaised(missingModelMessage());
         }
         return;
     }
@@ -665,18 +669,10 @@ void GenerateView::refreshPlaceholder() {
                        .arg(loading_path_.isEmpty() ? qs(default_ngram_model_path()) : loading_path_);
             break;
         case ModelState::Missing:
-            text = QStringLiteral("<p><b>The built-in language model is not installed.</b></p>"
-                                  "<p>It is Debian's English trigram model (72,547 words), package <b>%1</b>:<br>"
-                                  "<tt>sudo apt install %1</tt><br>then show this tab again. SampleScope looked for "
-                                  "<tt>%2</tt> (set SAMPLESCOPE_NGRAM_MODEL to read another file).</p>"
-                                  "<p>Or open a model file in sphinxbase's binary format with <b>Open model...</b>. "
-                                  "Every other tab works without it.</p>")
-                       .arg(QString::fromUtf8(kNgramModelPackage), qs(default_ngram_model_path()).toHtmlEscaped());
+            text = missingModelHtml();
             break;
         case ModelState::Failed:
-            text = QStringLiteral("<p><b>The language model could not be read:</b></p><p>%1</p><p>Open another file "
-                                  "with <b>Open model...</b>; every other tab works without it.</p>")
-                       .arg(model_error_.toHtmlEscaped());
+            text = unreadableModelHtml(model_error_);
             break;
         case ModelState::Ready:
             text = tree_ ? QStringLiteral("<p>The window now shows \u201c%1\u201d, not this text.</p><p>Click a word "

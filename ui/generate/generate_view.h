@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,6 +68,8 @@ public:
     void openModelFile(const QString& path);
     // A model loaded elsewhere (the app's flags load it before the window opens); a refused load is raised.
     void setModel(ModelLoad loaded);
+    // Where ensureModel() first looks for the default model (a tab beside it that has loaded it); none: it loads it.
+    void setModelSource(std::function<ModelLoad()> source) { model_source_ = std::move(source); }
     // A fresh text from `prompt`, then `steps` tokens written. Before the
     // model is ready it waits for it. A refused prompt leaves everything as
     // it was and raises the message.
@@ -159,6 +162,7 @@ private:
     QString model_error_;
     std::shared_ptr<const LanguageModel> model_;
     std::shared_ptr<const TokenLabels> labels_;
+    std::function<ModelLoad()> model_source_;
     QString model_path_;    // the model's file, "" for the default
     QString loading_path_;  // the file being loaded (or last tried)
     QString model_text_;  // the model line before eliding

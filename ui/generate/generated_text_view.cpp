@@ -64,6 +64,7 @@ void GeneratedTextView::setNext(const QString& next, const QString& next_tooltip
 
 // 0 outside the kept set (a clicked word the pipeline dropped), nothing for the most probable word.
 QString GeneratedTextView::rankMark(const Piece& piece) const {
+    if (!piece.mark.isEmpty()) return piece.mark;
     if (piece.node < 0) return piece.unknown ? QStringLiteral("?") : QString();
     if (piece.rank == 0) return QStringLiteral("\u00d7");
     return piece.rank == 1 ? QString() : QString::number(piece.rank);
@@ -129,14 +130,15 @@ void GeneratedTextView::paintEvent(QPaintEvent*) {
         QColor text_colour(0x55, 0x55, 0x55);
         if (piece.node >= 0) {
             const ProbabilityBand& band = probabilityBand(piece.probability);
-            painter.setBrush(band.background);
-            QPen outline(band.background == QColor(Qt::white) ? QColor(0xAA, 0xAA, 0xAA) : band.background.darker(130), 1.0);
+            const QColor fill = piece.fill.isValid() ? piece.fill : band.background;
+            painter.setBrush(fill);
+            QPen outline(fill == QColor(Qt::white) ? QColor(0xAA, 0xAA, 0xAA) : fill.darker(130), 1.0);
             if (piece.clicked) outline = QPen(palette::kVermillion, 1.8, Qt::DashLine);
             painter.setPen(outline);
             painter.drawRoundedRect(box, 3, 3);
-            text_colour = band.text;
+            text_colour = piece.ink.isValid() ? piece.ink : band.text;
         }
-        if (piece.node >= 0 && piece.node == marked_) {
+        if (piece.node >= 0 && (piece.node == marked_ || piece.outlined)) {
             painter.setBrush(Qt::NoBrush);
             painter.setPen(palette::selectedPen());
             painter.drawRoundedRect(box.adjusted(-1.5, -1.5, 1.5, 1.5), 4, 4);

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <vector>
 
+#include <QColor>
 #include <QString>
 #include <QWidget>
 
@@ -30,6 +31,13 @@ public:
         double probability = 0.0;
         std::size_t rank = 0;        // 0: outside the kept set
         QString tooltip;             // rich text
+        // A view that colours its tokens by something else than their probability
+        // (where a speculative round's token came from) sets these: the box's
+        // colours, the small mark in place of the rank, and an outline.
+        QColor fill;                 // invalid: the probability's band
+        QColor ink;
+        QString mark;                // "": the rank
+        bool outlined = false;
     };
     static constexpr int kNextSlot = -2;  // nodeAt()'s answer over the "next" slot
 

@@ -31,6 +31,29 @@ ModelLoad loadModel(const std::string& path, std::uint64_t memory_budget) {
     return out;
 }
 
+QString missingModelHtml() {
+    return QStringLiteral("<p><b>The built-in language model is not installed.</b></p>"
+                          "<p>It is Debian's English trigram model (72,547 words), package <b>%1</b>:<br>"
+                          "<tt>sudo apt install %1</tt><br>then show this tab again. SampleScope looked for "
+                          "<tt>%2</tt> (set SAMPLESCOPE_NGRAM_MODEL to read another file).</p>"
+                          "<p>Or open a model file in sphinxbase's binary format with <b>Open model...</b>. "
+                          "Every other tab works without it.</p>")
+        .arg(QString::fromUtf8(kNgramModelPackage), QString::fromStdString(default_ngram_model_path()).toHtmlEscaped());
+}
+
+QString unreadableModelHtml(const QString& error) {
+    return QStringLiteral("<p><b>The language model could not be read:</b></p><p>%1</p><p>Open another file "
+                          "with <b>Open model...</b>; every other tab works without it.</p>")
+        .arg(error.toHtmlEscaped());
+}
+
+QString missingModelMessage() {
+    // The loader's own message, which names the package; a window user opens a file instead of the CLI's flag.
+    QString message = loadModel({}, 0).error;
+    message.replace(QStringLiteral("give --model-path FILE"), QStringLiteral("open a model file (Open model...)"));
+    return message;
+}
+
 std::string changedSettings(const SamplingParams& params) {
     const SamplingParams defaults;
     std::string out;

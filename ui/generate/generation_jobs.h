@@ -29,6 +29,13 @@ struct ModelLoad {
 // Loads the n-gram model at `path` ("": the default, default_ngram_model_path()).
 ModelLoad loadModel(const std::string& path, std::uint64_t memory_budget);
 
+// What a view that writes with the default model shows when that model is
+// not installed (rich text: the package, the path looked at, the way out) or
+// could not be read, and the one line for the window's banner.
+QString missingModelHtml();
+QString unreadableModelHtml(const QString& error);
+QString missingModelMessage();
+
 struct GenerationJob {
     std::shared_ptr<const LanguageModel> model;
     Pipeline pipeline;

@@ -94,6 +94,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     addView(logits_, QStringLiteral("Logits input"));
     addInputViews();
     addGenerateView();
+    addMultistepViews();
 
     auto* parameters_scroll = new QScrollArea(this);
     parameters_scroll->setWidget(parameters_);
@@ -252,6 +253,24 @@ void MainWindow::addGenerateView() {
     connect(plots, &PipelineView::plotModesChanged, this, &MainWindow::scheduleSampling);
     connect(plots, &PipelineView::logScaleChanged, this, [this](bool) { redrawSelection(); });
     connect(plots, &PipelineView::exportPlotRequested, this, &MainWindow::exportPlotDialog);
+}
+
+// Speculative decoding and beam search, right after the Generate tab: both write with its model.
+void MainWindow::addMultistepViews() {
+    multistep_model_ = new ModelSlot(this);
+    multistep_model_->setBorrow([this] { return generate_->model(); });
+    generate_->setModelSource([this] { return multistep_model_->sharedDefault(); });
+    speculative_ = new SpeculativeView(&session_, multistep_model_, this);
+    views_->insertTab(1, speculative_, QStringLiteral("Speculative"));
+    beam_ = new BeamView(&session_, multistep_model_, this);
+    views_->insertTab(2, beam_, QStringLiteral("Beam"));
+    const auto status = [this](const QString& message) { statusBar()->showMessage(message); };
+    connect(multistep_model_, &ModelSlot::errorRaised, this, &MainWindow::showError);
+    connect(multistep_model_, &ModelSlot::statusMessage, this, status);
+    connect(speculative_, &SpeculativeView::errorRaised, this, &MainWindow::showError);
+    connect(speculative_, &SpeculativeView::statusMessage, this, status);
+    connect(beam_, &BeamView::errorRaised, this, &MainWindow::showError);
+    connect(beam_, &BeamView::statusMessage, this, status);
 }
 
 PipelineView* MainWindow::activePipelineView() const {
@@ -514,7 +533,7 @@ void MainWindow::submitNow() {
 
 bool MainWindow::isDrawn() const {
     return !submit_scheduled_ && worker_.idle() && finished_generation_ == worker_.latestGeneration() &&
-           (!generate_ || generate_->idle());
+           (!generate_ || generate_->idle()) && (!speculative_ || speculative_->idle()) && (!beam_ || beam_->idle());
 }
 
 bool MainWindow::waitUntilDrawn(int timeout_ms) {

@@ -22,6 +22,9 @@
 #include "ui/common/error_banner.h"
 #include "ui/common/examples.h"
 #include "ui/generate/generate_view.h"
+#include "ui/multistep/beam_view.h"
+#include "ui/multistep/model_slot.h"
+#include "ui/multistep/speculative_view.h"
 #include "ui/panels/history_panel.h"
 #include "ui/panels/logits_editor.h"
 #include "ui/panels/parameter_panel.h"
@@ -97,6 +100,10 @@ public:
     bool openResponseRow();
     // The Generate tab: a language model writes text, each step shown through the window's session.
     GenerateView* generateView() const { return generate_; }
+    // The Speculative and Beam tabs, and the model they share (the Generate tab's when it has loaded it).
+    SpeculativeView* speculativeView() const { return speculative_; }
+    BeamView* beamView() const { return beam_; }
+    ModelSlot* multistepModel() const { return multistep_model_; }
     // The stage plots on show: the Generate tab's while it is the current tab, else the Pipeline tab's.
     PipelineView* activePipelineView() const;
     LogitsEditor* logitsEditor() const { return logits_; }
@@ -168,6 +175,7 @@ private:
     void buildMenus();
     void addInputViews();
     void addGenerateView();
+    void addMultistepViews();
     void inputChanged();
     void refreshShownView();
     void showLabelWarningsOrHideBanner();
@@ -209,6 +217,9 @@ private:
     QWidget* verify_ = nullptr;
     ResponseView* responses_ = nullptr;
     GenerateView* generate_ = nullptr;
+    ModelSlot* multistep_model_ = nullptr;
+    SpeculativeView* speculative_ = nullptr;
+    BeamView* beam_ = nullptr;
     bool pipeline_stale_ = false;  // the Pipeline tab's plots lag the newest trace (drawn when shown)
     std::vector<std::optional<PlotMode>> submitted_modes_;  // the plot views the newest request made curves for
 
