@@ -120,17 +120,25 @@ void HistoryPanel::showRequest(const Request& request, const TokenLabels& labels
         output_labels_->setToolTip(QStringLiteral("The prompt (grey) and the generated ids decoded with the vocabulary; "
                                                   "the newest token highlighted."));
     } else {
+        // The last kLabelTokens of prompt then output, as labels: the prompt grey, the newest token highlighted.
+        constexpr std::size_t kLabelTokens = 12;
+        const auto& prompt = request.prompt_ids();
+        const std::size_t shown = std::min<std::size_t>(output.size(), kLabelTokens);
+        const std::size_t prompt_shown = std::min<std::size_t>(prompt.size(), kLabelTokens - shown);
         QStringList words;
-        const std::size_t shown = std::min<std::size_t>(output.size(), 12);
+        for (std::size_t i = prompt.size() - prompt_shown; i < prompt.size(); ++i) {
+            words << QStringLiteral("<span style='color:#777777'>%1</span>")
+                         .arg(QString::fromStdString(labels.label(prompt[i])).toHtmlEscaped());
+        }
         for (std::size_t i = output.size() - shown; i < output.size(); ++i) {
             const QString word = QString::fromStdString(labels.label(output[i])).toHtmlEscaped();
             words << (i + 1 == output.size() ? QStringLiteral("<span style='background:#FFE08A'>%1</span>").arg(word) : word);
         }
-        output_labels_->setText(output.empty() ? QStringLiteral("(none yet)")
-                                               : (output.size() > shown ? QStringLiteral("... ") : QString()) +
-                                                     words.join(QLatin1Char(' ')));
-        output_labels_->setToolTip(QStringLiteral("The generated ids' labels, the newest highlighted; open a vocabulary "
-                                                  "to read the history as text."));
+        const bool cut = output.size() > shown || prompt.size() > prompt_shown;
+        output_labels_->setText(words.isEmpty() ? QStringLiteral("(none yet)")
+                                                : (cut ? QStringLiteral("... ") : QString()) + words.join(QLatin1Char(' ')));
+        output_labels_->setToolTip(QStringLiteral("The prompt's labels (grey), then the generated ids' labels, the newest "
+                                                  "highlighted; open a vocabulary to read the history as text."));
     }
     draws_->setText(QStringLiteral("<b>%1</b> (seed %2)").arg(request.draws_consumed()).arg(request.seed()));
     error_->setVisible(false);
