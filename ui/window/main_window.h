@@ -146,6 +146,9 @@ public:
 
     void step();
     void resetRequest();
+    // Every font and plot label `factor` times its normal size (View > Presentation font size,
+    // --font-scale). Throws InputError outside [kMinFontScale, kMaxFontScale].
+    void setFontScale(double factor);
 
     // True when the newest request has been drawn (or refused).
     bool isDrawn() const;
