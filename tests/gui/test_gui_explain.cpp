@@ -261,6 +261,14 @@ private slots:
         QVERIFY(window_->waitUntilDrawn());
         const QString html = window_->historyPanel()->textLabel()->text();
         QVERIFY2(html.contains(QStringLiteral("Hello,</span> wor<span style='background:#FFE08A'>ld</span>")), qPrintable(html));
+        // A long history shows its end in the two lines the dock gives it, never a line cut in half.
+        window_->session().setHistory({0, 1}, std::vector<std::int64_t>(150, 2));
+        QVERIFY(window_->waitUntilDrawn());
+        QLabel* label = window_->historyPanel()->textLabel();
+        QVERIFY2(label->text().contains(QStringLiteral("'white-space: pre-wrap'>... ")), qPrintable(label->text()));
+        const int lines = label->heightForWidth(label->contentsRect().width()) / label->fontMetrics().lineSpacing();
+        QVERIFY2(lines <= 2, qPrintable(QString::number(lines)));
+        QVERIFY(label->height() >= 2 * label->fontMetrics().lineSpacing());
     }
 
     void fitsALaptopOnEveryTabAndExample() {
