@@ -1,6 +1,7 @@
 #include "ui/stages/pipeline_view.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QResizeEvent>
 #include <QScrollBar>
@@ -11,6 +12,8 @@
 #include <QMenu>
 #include <QScrollArea>
 #include <QVBoxLayout>
+
+#include "ui/common/font_scale.h"
 
 namespace samplescope::ui {
 
@@ -166,7 +169,10 @@ void PipelineView::fitHeights() {
     const int rows = (cells + std::max(1, columns_) - 1) / std::max(1, columns_);
     const int spacing = grid_->spacing();
     const int room = scroll_->viewport()->height();
-    const int height = rows * kCompactHeight + (rows - 1) * spacing <= room ? kCompactHeight : kPlotHeight;
+    // Both heights grow with the font scale: a plot's text needs them.
+    const int compact = static_cast<int>(std::lround(kCompactHeight * fontScale()));
+    const int full = static_cast<int>(std::lround(kPlotHeight * fontScale()));
+    const int height = rows * compact + (rows - 1) * spacing <= room ? compact : full;
     for (auto* plot : allPlots()) plot->setMinimumHeight(height);
 }
 
@@ -186,6 +192,11 @@ void PipelineView::showOffNote() {
                                        : (hiding ? QStringLiteral("Hidden, off: ") : QStringLiteral("Off: ")) +
                                              names.join(QStringLiteral(", ")));
     off_note_->setToolTip(reasons.join(QLatin1Char('\n')));
+}
+
+void PipelineView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) fitHeights();
 }
 
 void PipelineView::resizeEvent(QResizeEvent* event) {

@@ -38,8 +38,8 @@ public:
     QLabel* offNote() const { return off_note_; }
     // The plots laid out now, in order (the draw last); a hidden stage is not among them.
     std::vector<QCustomPlot*> shownPlots() const;
-    // A plot's height where the plots on show fit the view in rows of this height
-    // (a laptop's 1280 x 720: three rows); below it they keep kPlotHeight and the view scrolls.
+    // A plot's height (times the font scale) where the plots on show fit the view in rows of this
+    // height (a laptop's 1280 x 720: three rows); below it they keep kPlotHeight and the view scrolls.
     static constexpr int kCompactHeight = 176;
     static constexpr int kPlotHeight = 250;
     std::size_t topN() const { return static_cast<std::size_t>(top_n_->value()); }
@@ -57,6 +57,7 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     static constexpr int kMaxColumns = 4;

@@ -119,7 +119,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     parameters_scroll->setWidget(parameters_);
     parameters_scroll->setWidgetResizable(true);
     parameters_scroll->setFrameShape(QFrame::NoFrame);
-    parameters_scroll->setMinimumWidth(370);
+    parameters_scroll->setObjectName(QStringLiteral("parameters_scroll"));
+    parameters_scroll->setMinimumWidth(static_cast<int>(std::lround(kParametersWidth * fontScale())));
     // The llama.cpp group open needs a little more than the dock's laptop width (and then a vertical
     // bar): it scrolls sideways rather than cutting the rightmost buttons.
     parameters_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
@@ -554,6 +555,10 @@ void MainWindow::buildMenus() {
 
 void MainWindow::setFontScale(double factor) {
     ui::setFontScale(factor);  // throws InputError out of range: nothing changed
+    // The parameters' dock is as wide as their text needs: its buttons are never cut.
+    if (auto* scroll = findChild<QScrollArea*>(QStringLiteral("parameters_scroll"))) {
+        scroll->setMinimumWidth(static_cast<int>(std::lround(kParametersWidth * factor)));
+    }
     if (auto* action = findChild<QAction*>(QStringLiteral("action_presentation_font"))) {
         const QSignalBlocker block(action);
         action->setChecked(factor != 1.0);
