@@ -3,6 +3,7 @@
 #include <QAbstractScrollArea>
 #include <QCoreApplication>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -423,7 +424,13 @@ void PipelineCompareView::recompute() {
     QVector<double> qb;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     table_->setRowCount(static_cast<int>(tokens.size()));
-    const std::size_t every = std::max<std::size_t>(1, (tokens.size() + kMaxTickLabels - 1) / kMaxTickLabels);
+    // Labels a bar apart only where they fit side by side (the plot's width over the widest label).
+    const QFontMetrics tick_metrics(plot_->xAxis->tickLabelFont());
+    int widest = 1;
+    for (const auto& token : tokens) widest = std::max(widest, tick_metrics.horizontalAdvance(labelOf(token.id)) + 6);
+    const auto fitting = static_cast<std::size_t>(std::max(2, std::max(plot_->width(), 400) - 80) / widest);
+    const std::size_t labels = std::min(kMaxTickLabels, std::max<std::size_t>(1, fitting));
+    const std::size_t every = std::max<std::size_t>(1, (tokens.size() + labels - 1) / labels);
     int row = 0;
     for (const auto& token : tokens) {
         x << row;

@@ -38,6 +38,7 @@ PipelineStagePlots::PipelineStagePlots(QWidget* parent) : QScrollArea(parent) {
     off_note_ = new QLabel(content_);
     off_note_->setObjectName(QStringLiteral("off_stages"));
     off_note_->setStyleSheet(QStringLiteral("color: #555555;"));
+    off_note_->setWordWrap(true);  // a long list wraps under the plots' width rather than running off it
     off_note_->setVisible(false);
     column->addWidget(off_note_);
     row_ = new QHBoxLayout;

@@ -558,8 +558,9 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         // Logits have no zero of their own: the bars rise from the axis floor, just under the lowest on show.
         logitAxis(yAxis);
         if (!(low_logit <= high_logit)) low_logit = high_logit = 0.0;
-        const double pad = std::max((high_logit - low_logit) * 0.08, 0.25);
-        yAxis->setRange(low_logit - pad, high_logit + pad * 3.0);
+        // The floor well under the lowest bar, so the lowest logit on show still has a bar to see.
+        const double pad = std::max((high_logit - low_logit) * 0.15, 0.5);
+        yAxis->setRange(low_logit - pad, high_logit + pad * 1.6);
         for (int i = 0; i < plottableCount(); ++i) {
             if (auto* b = qobject_cast<QCPBars*>(plottable(i))) b->setBaseValue(low_logit - pad);
         }
