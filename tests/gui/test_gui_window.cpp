@@ -532,6 +532,9 @@ private slots:
             {{"--screenshot", png, "--values", "1,2", "--row", "1"}, "--row, --tensor and --u2-as-bf16 read a logits file"},
             {{"--screenshot", png, "--values", "1,2,3,4,5", "--select", "99"}, "--select 99 is outside [0, 5) for V = 5"},
             {{"--screenshot", png, "--pipeline-example", "B", "--select", "99999"}, "--select 99999 is outside [0, "},
+            {{"--screenshot", png, "--font-scale", "9"}, "--font-scale must be a number in [0.75, 2.5], got \"9\""},
+            {{"--screenshot", png, "--font-scale", "nan"}, "--font-scale must be a number in [0.75, 2.5], got \"nan\""},
+            {{"--screenshot", png, "--font-scale", "1.4x"}, "got \"1.4x\""},
         };
         for (const auto& [args, expected] : cases) {
             const auto [code, lines] = run(args);
@@ -546,6 +549,9 @@ private slots:
         QVERIFY2(lines.front().startsWith(QStringLiteral("samplescope: /dev/full: cannot write (")), qPrintable(lines.front()));
         // Valid neighbours still run.
         QCOMPARE(run({"--screenshot", png, "--values", "1,2,3,4,5", "--select", "4"}).first, 0);
+        QVERIFY(QFile::exists(png));
+        QVERIFY(QFile::remove(png));
+        QCOMPARE(run({"--screenshot", png, "--values", "1,2,3,4,5", "--font-scale", "1.4"}).first, 0);
         QVERIFY(QFile::exists(png));
     }
 };
