@@ -5,6 +5,8 @@
 // laptop's 1280 x 720 on every tab.
 #include <QtTest>
 
+#include <QRegularExpression>
+
 #include "tests/support/typing.h"
 
 #include <QAction>
@@ -178,6 +180,13 @@ private slots:
         QVERIFY2(three.endsWith(QStringLiteral("-> drawn")), qPrintable(three));
         window_->selectToken(-1);
         QVERIFY(!window_->tokenPathBar()->isVisible());
+        // Ids and ranks in the one number format of every view: grouped.
+        load(realisticExample());
+        window_->selectToken(12825);
+        const QString far = window_->tokenPathBar()->plainText();
+        QVERIFY2(far.startsWith(QStringLiteral("Selected tok_12825 (id 12,825): ")) &&
+                     far.contains(QRegularExpression(QStringLiteral("rank \\d{1,3},\\d{3} of 128,256"))),
+                 qPrintable(far));
     }
 
     void aPathShowsPenaltiesAndTemperature() {
