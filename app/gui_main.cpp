@@ -31,6 +31,7 @@
 #include "engine/io/vocabulary.h"
 #include "engine/models/model_source.h"
 #include "ui/common/examples.h"
+#include "ui/common/font_scale.h"
 #include "ui/generate/generation_jobs.h"
 #include "ui/window/main_window.h"
 
@@ -50,6 +51,8 @@ struct ViewOptions {
     std::string sampler_example;   // a "llama.cpp samplers" example's key
     bool open_samplers = false;    // the parameter panel's llama.cpp group shown open
     std::string window_size_text;  // --window-size WxH as typed
+    std::string font_scale_text;   // --font-scale as typed
+    double font_scale = 1.0;
     int width = 1600;              // the screenshot's size
     int height = 1000;
     int histogram_draws = 0;       // > 0: run the empirical histogram with this many draws
@@ -223,6 +226,10 @@ int main(int argc, char** argv) {
     app.add_option("--window-size", view.window_size_text,
                    "The screenshot's size as WxH, e.g. 1280x720 (each 320 to 16384; default 1600x1000)")
         ->check(samplescope::non_empty_value());
+    app.add_option("--font-scale", view.font_scale_text,
+                   "Every font and plot label this many times its normal size, 0.75 to 2.5 (View > Presentation "
+                   "font size is 1.4), for a projector")
+        ->check(samplescope::non_empty_value());
     app.add_option("--select", view.select_text, "Token id to highlight in every plot and the table")
         ->check(samplescope::non_empty_value());
     // What a file manager passes (the .desktop entry's `Exec=samplescope %f`):
@@ -264,6 +271,16 @@ int main(int argc, char** argv) {
             }
             view.width = static_cast<int>(parse_int_in_range(text.substr(0, x), "window-size", "--window-size width", 320, 16384));
             view.height = static_cast<int>(parse_int_in_range(text.substr(x + 1), "window-size", "--window-size height", 320, 16384));
+        }
+        if (!view.font_scale_text.empty()) {
+            const auto factor = samplescope::parse_real(view.font_scale_text);
+            if (!factor || !(*factor >= samplescope::ui::kMinFontScale && *factor <= samplescope::ui::kMaxFontScale)) {
+                throw samplescope::InputError("font-scale", "--font-scale must be a number in [" +
+                                                                samplescope::format_number(samplescope::ui::kMinFontScale) + ", " +
+                                                                samplescope::format_number(samplescope::ui::kMaxFontScale) + "], got \"" +
+                                                                samplescope::escape_text(view.font_scale_text) + "\"");
+            }
+            view.font_scale = *factor;
         }
         if (!view.response_token_text.empty()) {
             parse_int_in_range(view.response_token_text, "response-token", "--response-token", 0,
@@ -364,6 +381,8 @@ int main(int argc, char** argv) {
     QGuiApplication::setDesktopFileName(QStringLiteral(SAMPLESCOPE_APP_ID));
 
     const bool screenshot = !view.screenshot.empty();
+    // Before the window is built, so every widget and plot starts at its size.
+    if (view.font_scale != 1.0) samplescope::ui::setFontScale(view.font_scale);
     samplescope::ui::MainWindow window(samplescope::ui::MainWindowOptions{!screenshot});
     try {
         // Files opened from the window keep to the same budget as the one given on the command line.

@@ -28,24 +28,6 @@ struct ByteLevelTable {
 };
 constexpr ByteLevelTable kByteLevel;
 
-void append_utf8(std::string& out, char32_t cp) {
-    if (cp < 0x80) {
-        out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-}
-
 // Decodes one UTF-8 sequence at text[at]; nullopt when it is not well formed
 // (overlong, surrogate, out of range or cut short). `length` gets its size.
 std::optional<char32_t> decode_utf8(std::string_view text, std::size_t at, std::size_t& length) {
@@ -166,11 +148,8 @@ std::string visible_text(std::string_view bytes) {
             out += "\xE2\x86\xB5";  // ↵
         } else if (*cp == '\t') {
             out += "\xE2\x87\xA5";  // ⇥
-        } else if (*cp < 0x20) {
-            append_utf8(out, 0x2400 + *cp);  // the control pictures block: ␀ ␁ ... ␍ ...
-        } else if (*cp == 0x7F) {
-            out += "\xE2\x90\xA1";  // ␡
-        } else if (invisible(*cp)) {
+        } else if (*cp < 0x20 || *cp == 0x7F || invisible(*cp)) {
+            // Not Unicode's control pictures (U+2400 block): common fonts (DejaVu) lack them and draw boxes.
             out += code_point_mark(*cp);
         } else {
             out.append(bytes.substr(at, length));

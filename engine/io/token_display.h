@@ -3,7 +3,8 @@
 // space, `Ċ` a newline) become the bytes they stand for, SentencePiece's `▁`
 // becomes a space and its `<0x0A>` byte pieces the byte they encode, and then
 // spaces, newlines, tabs, control and invisible characters are drawn with
-// visible marks (␣ ↵ ⇥ ␀ <U+200B>); bytes that are not whole UTF-8 show as <0xE2>.
+// visible marks (␣ ↵ ⇥, <U+000D> <U+200B> for other controls and invisible
+// characters); bytes that are not whole UTF-8 show as <0xE2>.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,8 @@
 // laptop's 1280 x 720 on every tab.
 #include <QtTest>
 
+#include <QRegularExpression>
+
 #include "tests/support/typing.h"
 
 #include <QAction>
@@ -178,6 +180,13 @@ private slots:
         QVERIFY2(three.endsWith(QStringLiteral("-> drawn")), qPrintable(three));
         window_->selectToken(-1);
         QVERIFY(!window_->tokenPathBar()->isVisible());
+        // Ids and ranks in the one number format of every view: grouped.
+        load(realisticExample());
+        window_->selectToken(12825);
+        const QString far = window_->tokenPathBar()->plainText();
+        QVERIFY2(far.startsWith(QStringLiteral("Selected tok_12825 (id 12,825): ")) &&
+                     far.contains(QRegularExpression(QStringLiteral("rank \\d{1,3},\\d{3} of 128,256"))),
+                 qPrintable(far));
     }
 
     void aPathShowsPenaltiesAndTemperature() {
@@ -261,6 +270,14 @@ private slots:
         QVERIFY(window_->waitUntilDrawn());
         const QString html = window_->historyPanel()->textLabel()->text();
         QVERIFY2(html.contains(QStringLiteral("Hello,</span> wor<span style='background:#FFE08A'>ld</span>")), qPrintable(html));
+        // A long history shows its end in the two lines the dock gives it, never a line cut in half.
+        window_->session().setHistory({0, 1}, std::vector<std::int64_t>(150, 2));
+        QVERIFY(window_->waitUntilDrawn());
+        QLabel* label = window_->historyPanel()->textLabel();
+        QVERIFY2(label->text().contains(QStringLiteral("'white-space: pre-wrap'>... ")), qPrintable(label->text()));
+        const int lines = label->heightForWidth(label->contentsRect().width()) / label->fontMetrics().lineSpacing();
+        QVERIFY2(lines <= 2, qPrintable(QString::number(lines)));
+        QVERIFY(label->height() >= 2 * label->fontMetrics().lineSpacing());
     }
 
     void fitsALaptopOnEveryTabAndExample() {

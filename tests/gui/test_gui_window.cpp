@@ -10,12 +10,18 @@
 #include <QFile>
 #include <QImage>
 #include <QProcess>
+#include <QScrollArea>
 #include <QTemporaryDir>
+#include <QTextDocumentFragment>
 
 #include "engine/base/input_error.h"
 #include "engine/pipelines/sampler.h"
+#include "engine/core/synthetic_logits.h"
+#include "engine/core/stage.h"
 #include "ui/common/examples.h"
+#include "ui/common/font_scale.h"
 #include "ui/window/export.h"
+#include "ui/window/help.h"
 #include "ui/window/main_window.h"
 
 using namespace samplescope;
@@ -52,7 +58,10 @@ private slots:
         window_->show();
         QVERIFY(window_->waitUntilDrawn());
     }
-    void cleanup() { window_.reset(); }
+    void cleanup() {
+        window_.reset();
+        if (fontScale() != 1.0) setFontScale(1.0);  // a failed check must not leave the next test's fonts scaled
+    }
 
     void opensOnAFullSizeExample() {
         QCOMPARE(window_->currentView()->trace->vocab_size, kRealisticVocab);
@@ -60,6 +69,103 @@ private slots:
         for (const auto& stage : window_->currentView()->trace->stages) {
             if (stage.stage != Stage::Greedy) QVERIFY(stage.active);
         }
+    }
+
+    // Stages that are off get no cell (the default): the stages at work and the
+    // draw fit a laptop's 1280 x 720 without scrolling; unticking shows them again.
+    void offStagesCollapseAndTheDrawFits() {
+        window_->resize(1280, 720);
+        load(workedExample());  // top-k and top-p on; the penalties, greedy and min-p off
+        auto* pipeline = window_->pipelineView();
+        QVERIFY(pipeline->hideOffBox()->isChecked());
+        QVERIFY(pipeline->plot(Stage::RepetitionPenalty)->isHidden());
+        QVERIFY(pipeline->plot(Stage::MinP)->isHidden());
+        QVERIFY(!pipeline->plot(Stage::TopK)->isHidden());
+        QVERIFY2(pipeline->offNote()->text().contains(pipeline->plot(Stage::MinP)->stageTitle()), qPrintable(pipeline->offNote()->text()));
+        QVERIFY(pipeline->offNote()->toolTip().contains(QStringLiteral("Min-p")));
+        QCoreApplication::processEvents();
+        auto* scroll = pipeline->findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        for (QCustomPlot* plot : pipeline->shownPlots()) {
+            const QPoint bottom = plot->mapTo(scroll->viewport(), QPoint(0, plot->height()));
+            QVERIFY2(bottom.y() <= scroll->viewport()->height(),
+                     qPrintable(QStringLiteral("%1 ends at %2 of %3").arg(plot->objectName()).arg(bottom.y()).arg(scroll->viewport()->height())));
+        }
+        pipeline->hideOffBox()->setChecked(false);
+        QVERIFY(!pipeline->plot(Stage::MinP)->isHidden());
+        QVERIFY(pipeline->plot(Stage::MinP)->titleText().contains(QStringLiteral("off")));  // drawn when shown again
+        QVERIFY(pipeline->offNote()->text().startsWith(QStringLiteral("Off: ")));
+    }
+
+    void ctrlTabSwitchesTabs() {
+        window_->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+        auto* views = window_->views();
+        const int start = views->currentIndex();
+        QTest::keyClick(window_.get(), Qt::Key_Tab, Qt::ControlModifier);
+        QCOMPARE(views->currentIndex(), (start + 1) % views->count());
+        QTest::keyClick(window_.get(), Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(views->currentIndex(), start);
+        views->setCurrentIndex(views->count() - 1);
+        QTest::keyClick(window_.get(), Qt::Key_Tab, Qt::ControlModifier);
+        QCOMPARE(views->currentIndex(), 0);  // round
+    }
+
+    // View > Presentation font size and setFontScale: the window's font and the plots' text grow together;
+    // a factor out of range changes nothing.
+    void presentationFontScalesTextAndPlots() {
+        const double app_points = QApplication::font().pointSizeF();
+        StagePlot* plot = window_->pipelineView()->plot(Stage::TopK);
+        const double tick_points = plot->xAxis->tickLabelFont().pointSizeF();
+        auto* action = window_->findChild<QAction*>(QStringLiteral("action_presentation_font"));
+        QVERIFY(action && !action->isChecked());
+        action->trigger();
+        QCOMPARE(fontScale(), kPresentationFontScale);
+        QVERIFY(qAbs(QApplication::font().pointSizeF() - app_points * kPresentationFontScale) < 0.01);
+        QVERIFY(qAbs(plot->xAxis->tickLabelFont().pointSizeF() - tick_points * kPresentationFontScale) < 0.01);
+        QVERIFY_THROWS_EXCEPTION(InputError, window_->setFontScale(9.0));
+        QCOMPARE(fontScale(), kPresentationFontScale);
+        action->trigger();
+        QCOMPARE(fontScale(), 1.0);
+        QVERIFY(qAbs(QApplication::font().pointSizeF() - app_points) < 0.01);
+        QVERIFY(qAbs(plot->xAxis->tickLabelFont().pointSizeF() - tick_points) < 0.01);
+        // Ctrl++ and Ctrl+- step by a fifth.
+        auto* larger = window_->findChild<QAction*>(QStringLiteral("action_larger_text"));
+        QVERIFY(larger && larger->shortcuts().contains(QKeySequence(QKeySequence::ZoomIn)));
+        larger->trigger();
+        QCOMPARE(fontScale(), 1.2);
+        window_->findChild<QAction*>(QStringLiteral("action_smaller_text"))->trigger();
+        QCOMPARE(fontScale(), 1.0);
+    }
+
+    void glossaryNamesTheTermsTheViewsUse() {
+        QStringList terms;
+        for (const auto& entry : glossary()) terms << entry.term;
+        for (const char* term : {"Logprob", "Kept set", "Rest", "TV distance", "u", "Candidates", "Near tie"}) {
+            QVERIFY2(terms.contains(QString::fromLatin1(term)), term);
+        }
+        for (const auto& info : kStages) {
+            QVERIFY(terms.contains(QString::fromUtf8(info.title.data(), static_cast<qsizetype>(info.title.size())) + QStringLiteral(" (stage)")));
+        }
+        QVERIFY(window_->findChild<QAction*>(QStringLiteral("action_glossary")));
+        QVERIFY(glossaryHtml().contains(QStringLiteral("<dt><b>Logprob</b></dt>")));
+    }
+
+    // The window opens on a row with words and a history that reads as text; the answer
+    // line names its logprob's mode and rounds it, the tip holds the exact value.
+    void opensOnWordsAndTheAnswerSaysWhatItShows() {
+        const auto& view = *window_->currentView();
+        QCOMPARE(view.labels->label(realistic_id_of_rank(0, kRealisticVocab)), std::string("and"));
+        QVERIFY(view.labels->label(view.trace->token).rfind("tok_", 0) != 0);  // the drawn token is a word
+        const QString history = QTextDocumentFragment::fromHtml(
+                                    window_->historyPanel()->findChild<QLabel*>(QStringLiteral("history_text"))->text())
+                                    .toPlainText();
+        QVERIFY2(history.contains(QStringLiteral("and the cat sat very very still")), qPrintable(history));
+        const QString answer = window_->resultBar()->text();
+        QVERIFY2(answer.contains(QStringLiteral("logprob %1 <i>(after penalties, before T)</i>").arg(QString::number(view.trace->logprob, 'g', 5))),
+                 qPrintable(answer));
+        QVERIFY(window_->resultBar()->termTip(QStringLiteral("logprob")).contains(QString::fromStdString(format_number(view.trace->logprob))));
+        QVERIFY(window_->resultBar()->termTip(QStringLiteral("logprob")).contains(QStringLiteral("before</b> temperature")));
     }
 
     void workedExampleShowsTheContractsAnswer() {
@@ -123,6 +229,7 @@ private slots:
 
     void inactiveStagesSaySo() {
         load(workedExample());
+        window_->pipelineView()->hideOffBox()->setChecked(false);  // off stages get a cell of their own
         StagePlot* temperature = window_->pipelineView()->plot(Stage::Temperature);
         QVERIFY(temperature->titleText().endsWith(QStringLiteral("off")));
         QVERIFY(temperature->item(QStringLiteral("inactive")));
@@ -425,6 +532,9 @@ private slots:
             {{"--screenshot", png, "--values", "1,2", "--row", "1"}, "--row, --tensor and --u2-as-bf16 read a logits file"},
             {{"--screenshot", png, "--values", "1,2,3,4,5", "--select", "99"}, "--select 99 is outside [0, 5) for V = 5"},
             {{"--screenshot", png, "--pipeline-example", "B", "--select", "99999"}, "--select 99999 is outside [0, "},
+            {{"--screenshot", png, "--font-scale", "9"}, "--font-scale must be a number in [0.75, 2.5], got \"9\""},
+            {{"--screenshot", png, "--font-scale", "nan"}, "--font-scale must be a number in [0.75, 2.5], got \"nan\""},
+            {{"--screenshot", png, "--font-scale", "1.4x"}, "got \"1.4x\""},
         };
         for (const auto& [args, expected] : cases) {
             const auto [code, lines] = run(args);
@@ -439,6 +549,9 @@ private slots:
         QVERIFY2(lines.front().startsWith(QStringLiteral("samplescope: /dev/full: cannot write (")), qPrintable(lines.front()));
         // Valid neighbours still run.
         QCOMPARE(run({"--screenshot", png, "--values", "1,2,3,4,5", "--select", "4"}).first, 0);
+        QVERIFY(QFile::exists(png));
+        QVERIFY(QFile::remove(png));
+        QCOMPARE(run({"--screenshot", png, "--values", "1,2,3,4,5", "--font-scale", "1.4"}).first, 0);
         QVERIFY(QFile::exists(png));
     }
 };

@@ -9,7 +9,12 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QRegularExpression>
+#include <QTextDocumentFragment>
 
+#include <qcustomplot.h>
+
+#include "engine/base/input_error.h"
 #include "engine/io/token_display.h"
 #include "engine/pipelines/pipeline_diff.h"
 #include "engine/pipelines/pipeline_examples.h"
@@ -39,12 +44,13 @@ void compare_table(const PipelineCompareView& view, const PipelineDiff& expected
     QCOMPARE(table->rowCount(), static_cast<int>(expected.tokens.size()));
     for (int row = 0; row < table->rowCount(); ++row) {
         const auto& token = expected.tokens[static_cast<std::size_t>(row)];
-        QCOMPARE(table->item(row, 0)->text().toInt(), token.id);
+        QCOMPARE(QString(table->item(row, 0)->text()).remove(QLatin1Char(',')).toInt(), token.id);  // grouped: 1,234
         QCOMPARE(table->item(row, 2)->text(), QString::number(token.prob_a, 'g', 6));
         QCOMPARE(table->item(row, 3)->text(), QString::number(token.prob_b, 'g', 6));
     }
-    QVERIFY(view.verdict()->text().contains(QString::number(expected.total_variation, 'g', 6)));
-    QCOMPARE(view.verdict()->text().contains(QStringLiteral("the same token")), expected.same_token);
+    QVERIFY(view.verdict()->text().contains(QString::number(expected.total_variation, 'g', 4)));
+    QVERIFY(view.verdict()->toolTip().contains(QString::fromStdString(format_number(expected.total_variation))));
+    QCOMPARE(view.verdict()->text().contains(QStringLiteral("Same token")), expected.same_token);
 }
 
 void select(QComboBox* combo, const QVariant& data) {
@@ -101,7 +107,7 @@ private slots:
         QCOMPARE(view.diff()->b.trace.final_kept(), (IdList{0, 1}));
         QCOMPARE(view.diff()->total_variation, 0.0);
         QVERIFY(view.diff()->same_token);
-        QVERIFY(view.verdict()->text().contains(QStringLiteral("the same token")));
+        QVERIFY(view.verdict()->text().contains(QStringLiteral("Same token")));
     }
 
     void dragOrderAndTicksMakeACustomPipeline() {
@@ -174,6 +180,37 @@ private slots:
         params.presence_penalty = 0.5;
         view.setInput({1.0, 3.0, 2.0, 3.0, -1.0}, {}, params, {}, {1});
         QVERIFY(!view.engineNotes()->isVisibleTo(&view));
+    }
+
+    // The verdict leads the view (a laptop shows it without scrolling), the stage
+    // boxes are never narrower than their longest word, and few bars carry their q.
+    void verdictFirstBoxesWholeValuesLabelled() {
+        PipelineCompareView view;
+        view.resize(1240, 560);
+        view.showExample(example("order"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.layout()->itemAt(0)->widget(), static_cast<QWidget*>(view.verdict()));
+        QVERIFY(view.verdict()->text().contains(QStringLiteral("total-variation distance")));
+        for (auto* strip : view.findChildren<StageStrip*>()) {
+            for (auto* box : strip->findChildren<QLabel*>()) {
+                if (!box->wordWrap() || box->text().isEmpty() || !box->text().contains(QStringLiteral("<b>"))) continue;
+                const QString title = QTextDocumentFragment::fromHtml(box->text())
+                                          .toPlainText()
+                                          .split(QRegularExpression(QStringLiteral("[\\n\\x{2028}]")))
+                                          .front();
+                QFont bold = box->font();
+                bold.setBold(true);
+                for (const QString& word : title.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+                    QVERIFY2(box->minimumWidth() >= QFontMetrics(bold).horizontalAdvance(word),
+                             qPrintable(word + QStringLiteral(" in ") + QString::number(box->minimumWidth())));
+                }
+            }
+        }
+        int labels = 0;
+        for (int i = 0; i < view.plot()->itemCount(); ++i) labels += view.plot()->item(i)->objectName() == QStringLiteral("value_label");
+        QVERIFY(view.table()->rowCount() > 0 && view.table()->rowCount() <= 12);
+        QCOMPARE(labels, 2 * view.table()->rowCount());  // one per bar, A and B
     }
 
     void refusedInputShowsOneLine() {

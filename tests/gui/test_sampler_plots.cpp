@@ -7,6 +7,8 @@
 // stage plots a pipeline run gets.
 #include <QtTest>
 
+#include <QLabel>
+
 #include <cmath>
 #include <memory>
 
@@ -264,6 +266,27 @@ private slots:
         plots.resize(900, 500);
         plots.setTrace(run, std::make_shared<const TokenLabels>());
         QVERIFY(plots.plots().isEmpty());  // built on show
+        plots.build();
+        // By default a stage that is off gets no plot, only its name in the line above the plots.
+        QVERIFY(plots.hideOff());
+        std::vector<Stage> active;
+        QStringList off;
+        for (const auto& stage : run->trace.stages) {
+            if (stage.stage == Stage::Widen || stage.stage == Stage::Draw) continue;
+            if (stage.active) {
+                active.push_back(stage.stage);
+            } else {
+                off << QString::fromUtf8(stage_info(stage.stage).title.data(), static_cast<qsizetype>(stage_info(stage.stage).title.size()));
+            }
+        }
+        QVERIFY(!off.isEmpty());
+        QCOMPARE(plots.plots().size(), static_cast<qsizetype>(active.size()));
+        for (qsizetype i = 0; i < plots.plots().size(); ++i) QCOMPARE(plots.plots()[i]->stage(), active[static_cast<std::size_t>(i)]);
+        auto* note = plots.findChild<QLabel*>(QStringLiteral("off_stages"));
+        QVERIFY(note);
+        QCOMPARE(note->text(), QStringLiteral("Hidden, off: ") + off.join(QStringLiteral(", ")));
+        // Every stage, in the run's order, when asked for.
+        plots.setHideOff(false);
         plots.build();
         QCOMPARE(plots.plots().size(), static_cast<qsizetype>(run->trace.stages.size() - 2));
         for (qsizetype i = 0; i < plots.plots().size(); ++i) {

@@ -149,6 +149,58 @@ private slots:
         QCOMPARE(orders.fullSorts(), sorts);
     }
 
+    // The summed "rest" bar does not set the probability axis (it would flatten
+    // the ranked bars): the axis is the ranked bars' top, the rest is cut there
+    // and its mass written on it.
+    void restBarDoesNotSetTheAxis() {
+        // One id well ahead of 499 equal ones: the top 10 bars carry a tenth, the rest most of the mass.
+        std::vector<double> logits(500, 0.0);
+        logits[0] = 4.0;
+        SamplingParams params;
+        params.seed = 0;
+        const auto view = viewOf(trace_once(logits, params), 10);
+        const StagePlotData& data = view->plot(Stage::Softmax);
+        QVERIFY(data.rest_kept_count > 0);
+        double top = 0.0;
+        for (const auto& token : data.top) top = std::max(top, token.kept ? token.prob_after : token.prob_before);
+        QVERIFY2(data.rest_kept_mass > 1.5 * top, "the row must have a rest taller than its bars");
+        StagePlot plot(Stage::Softmax);
+        plot.setModeOverride(PlotMode::Bars);
+        plot.showView(view, -1, false);
+        showAt(plot, 420, 300);
+        QVERIFY2(plot.yAxis->range().upper < 1.5 * top, qPrintable(QString::number(plot.yAxis->range().upper)));
+        QVERIFY(plot.yAxis->range().upper >= top);
+        QCPBars* rest = plot.bars(QStringLiteral("rest_kept"));
+        QVERIFY(rest);
+        QCOMPARE(rest->data()->constBegin()->value, plot.yAxis->range().upper);
+        auto* mass = qobject_cast<QCPItemText*>(plot.item(QStringLiteral("rest_kept_mass")));
+        QVERIFY(mass);
+        QVERIFY2(mass->text().startsWith(QString::number(data.rest_kept_mass, 'g', 3)), qPrintable(mass->text()));
+    }
+
+    // The raw logits are plotted as logits (not as temperature 1's probabilities).
+    void rawLogitsArePlottedAsLogits() {
+        const auto view = viewOf(traceOf(realisticExample()), 10);
+        const StagePlotData& data = view->plot(Stage::Widen);
+        StagePlot plot(Stage::Widen);
+        plot.setModeOverride(PlotMode::Bars);
+        plot.showView(view, -1, false);
+        showAt(plot, 420, 300);
+        QVERIFY2(plot.yAxis->label().startsWith(QStringLiteral("logit")), qPrintable(plot.yAxis->label()));
+        int bars_seen = 0;
+        for (const char* name : {"kept", "chosen", "dropped"}) {
+            QCPBars* bars = plot.bars(QString::fromLatin1(name));
+            if (!bars) continue;
+            for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
+                const auto& token = data.top[static_cast<std::size_t>(it->key) - 1];
+                QCOMPARE(it->value, token.logit);
+                ++bars_seen;
+            }
+        }
+        QCOMPARE(bars_seen, static_cast<int>(data.top.size()));
+        QVERIFY(!plot.bars(QStringLiteral("rest_kept")));  // logits do not add up
+    }
+
     void defaultViewPerStage() {
         const auto broad = viewOf(traceOf(realisticExample()), 30);
         QCOMPARE(defaultPlotMode(Stage::Widen, broad->plot(Stage::Widen), 30), PlotMode::Vocabulary);
@@ -242,7 +294,10 @@ private slots:
                 showAt(plot, size.width(), size.height());
                 auto* label = qobject_cast<QCPItemText*>(plot.item(QStringLiteral("chosen_label")));
                 QVERIFY(label);
-                QCOMPARE(label->text(), QStringLiteral("chosen, selected"));
+                // With its value: q after the stage, or the logit on Raw logits.
+                const QString value = stage == Stage::Widen ? QStringLiteral("logit 6")
+                                                            : QStringLiteral("q ") + QString::number(trace.stage(stage).prob_of(0), 'g', 3);
+                QCOMPARE(label->text(), QStringLiteral("chosen, selected: ") + value);
                 const QRectF rect = textRect(label);
                 const QRectF area = QRectF(plot.axisRect()->rect());
                 QVERIFY2(area.contains(rect), qPrintable(QStringLiteral("%1 at %2x%3: label %4,%5 %6x%7 outside %8,%9 %10x%11")

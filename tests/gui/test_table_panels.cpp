@@ -185,14 +185,14 @@ private slots:
 
     // The answer line and the statistics count kept ids against the same V and say so.
     void keptCountsNameTheirDenominator() {
-        SamplingParams params;  // no truncation: all 15 ids with q > 0 are kept
+        SamplingParams params;  // no truncation: all 15 ids with a finite logit are kept
         const auto view = viewOf(sixteen(), params);
         ResultBar bar;
         bar.showView(view);
         QVERIFY2(bar.text().contains(QStringLiteral("kept 15 of V = 16")), qPrintable(bar.text()));
         StatisticsPanel stats;
         stats.showView(view);
-        QVERIFY2(stats.footer().contains(QStringLiteral("kept 15 of the 15 ids with q > 0 (V = 16)")),
+        QVERIFY2(stats.footer().contains(QStringLiteral("kept 15 of the 15 candidates (V = 16)")),
                  qPrintable(stats.footer()));
         QCOMPARE(stats.cell(3, 0), QStringLiteral("15"));
     }

@@ -1,6 +1,7 @@
 #include "ui/common/examples.h"
 
 #include <cmath>
+#include <iterator>
 
 #include "engine/core/synthetic_logits.h"
 #include "engine/pipelines/pipeline_presets.h"
@@ -34,8 +35,8 @@ Example abcdExample() {
 Example realisticExample() {
     Example example;
     example.name = "Realistic row (V = 128,256)";
-    example.description = "A generated full-size row: Zipf-like (logit falls with log rank) plus small "
-                          "deterministic noise, every stage switched on.";
+    example.description = "A generated full-size row after \"and the cat sat\" \"very very still\": Zipf-like "
+                          "(logit falls with log rank) plus small deterministic noise, every stage switched on.";
     example.logits = realistic_logits(kRealisticVocab);
     example.params.temperature = 0.8;
     example.params.repetition_penalty = 1.1;
@@ -49,6 +50,26 @@ Example realisticExample() {
     const auto id_of_rank = [](std::size_t rank) { return realistic_id_of_rank(rank, kRealisticVocab); };
     example.prompt_ids = {id_of_rank(0), id_of_rank(3), id_of_rank(17), id_of_rank(250)};
     example.output_ids = {id_of_rank(1), id_of_rank(1), id_of_rank(5)};
+    // Words for the ranks a reader sees (the top 100 and the history): "and the cat sat" then
+    // "very very still"; the rest of the row stays tok_<id>. Invented, like the logits.
+    static constexpr const char* kWords[] = {
+        "and", "very", "tonight", "the", "awhile", "still", "on", "in", "for", "with", "quietly", "while", "as", "by",
+        "near", "beside", "until", "cat", "so", "alone", "again", "there", "now", "then", "today", "too", "all",
+        "at", "under", "inside", "outside", "long", "that", "but", "or", "like", "quite", "soft", "warm", "calm",
+        "waiting", "watching", "listening", "asleep", "awake", "happy", "content", "patient", "silent", "upright",
+        "below", "above", "beneath", "across", "through", "after", "before", "during", "without", "because", "if",
+        "when", "where", "which", "who", "it", "she", "he", "they", "we", "you", "I", "a", "an", "this", "these",
+        "those", "his", "her", "its", "their", "our", "my", "your", "one", "two", "three", "some", "many", "few",
+        "more", "most", "less", "just", "only", "even", "also", "not", "never", "always", "often", "sometimes",
+        "here", "away", "back", "down", "up", "out", "off", "over", "round", "along", "behind", "toward", "upon",
+        "within", "ever", "yet", "almost", "nearly", "perhaps", "maybe", "indeed", "really", "truly"};
+    const auto label = [&example](std::int64_t id, const char* word) {
+        const auto at = static_cast<std::size_t>(id);
+        if (example.labels.size() <= at) example.labels.resize(at + 1);
+        example.labels[at] = word;
+    };
+    for (std::size_t rank = 0; rank < std::size(kWords); ++rank) label(id_of_rank(rank), kWords[rank]);
+    label(id_of_rank(250), "sat");
     return example;
 }
 

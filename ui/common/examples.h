@@ -30,7 +30,8 @@ Example workedExample();
 Example abcdExample();
 
 // A deterministic full-size row, V = 128,256: peaked, with a long tail, every
-// stage of the pipeline switched on, and a short history for the penalties.
+// stage of the pipeline switched on, and a short history for the penalties;
+// its top ranks and its history carry English words ("and the cat sat" "very very still").
 inline constexpr std::size_t kRealisticVocab = kLlama3VocabSize;
 Example realisticExample();
 

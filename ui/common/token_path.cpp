@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/base/number_text.h"
 #include "ui/common/plot_data.h"
 
 namespace samplescope::ui {
@@ -59,21 +60,21 @@ std::vector<TokenPathStep> tokenPath(const SampleTrace& trace, std::int32_t id) 
             }
         } else if (s == Stage::Greedy) {
             const bool wins = stage.keeps(id);
-            steps.push_back({s, wins ? "greedy: the argmax" : "greedy: not the argmax (token " + std::to_string(trace.token) + ")",
+            steps.push_back({s, wins ? "greedy: the argmax" : "greedy: not the argmax (token " + format_count(static_cast<std::uint64_t>(trace.token)) + ")",
                              !wins});
             if (!wins) return steps;
         } else if (stage_info(s).truncates) {
             const std::size_t rank = rankOf(*previous->kept, *stage.logits, id);
             const bool kept = stage.keeps(id);
             std::string text = title_of(s) + (kept ? ": kept" : ": dropped");
-            if (rank > 0) text += ", rank " + std::to_string(rank) + " of " + std::to_string(previous->kept->size());
+            if (rank > 0) text += ", rank " + format_count(rank) + " of " + format_count(previous->kept->size());
             if (kept && s != Stage::Mirostat) text += " (q " + short_number(stage.prob_of(id)) + ")";
             steps.push_back({s, std::move(text), !kept});
             if (!kept) return steps;
         } else if (s == Stage::Softmax) {
             steps.push_back({s, "final q " + short_number(stage.prob_of(id)), false});
         } else if (s == Stage::Draw) {
-            steps.push_back({s, trace.token == id ? "drawn" : "not drawn (token " + std::to_string(trace.token) + ")", false});
+            steps.push_back({s, trace.token == id ? "drawn" : "not drawn (token " + format_count(static_cast<std::uint64_t>(trace.token)) + ")", false});
         }
         previous = &stage;
     }

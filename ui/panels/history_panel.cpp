@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QRegularExpression>
@@ -29,7 +31,7 @@ QString joinIds(const std::vector<std::int64_t>& ids) {
 constexpr std::size_t kTextTokens = 160;
 
 // The bytes of ids [from, to) decoded as UTF-8 (a character split across two
-// tokens joins up), HTML-escaped with its whitespace kept.
+// tokens joins up), as plain text with its whitespace kept.
 QString decoded(const Vocabulary& vocabulary, const std::vector<std::int64_t>& ids, std::size_t from, std::size_t to) {
     std::string bytes;
     for (std::size_t i = from; i < to; ++i) {
@@ -41,24 +43,55 @@ QString decoded(const Vocabulary& vocabulary, const std::vector<std::int64_t>& i
             bytes += "[tok_" + std::to_string(id) + "]";
         }
     }
-    return QString::fromUtf8(bytes.data(), static_cast<qsizetype>(bytes.size())).toHtmlEscaped();
+    return QString::fromUtf8(bytes.data(), static_cast<qsizetype>(bytes.size()));
 }
 
-QString decodedHistory(const Request& request, const Vocabulary& vocabulary) {
+// A run of the history line and its style.
+struct Piece {
+    QString text;
+    QString style;  // CSS, "" for none
+};
+
+const QString kPromptStyle = QStringLiteral("color:#777777");
+const QString kNewestStyle = QStringLiteral("background:#FFE08A");
+
+// The end of `pieces` in at most `budget` characters, as HTML, "... " first where
+// anything was left out: the line is held to what its label shows.
+QString tailHtml(const std::vector<Piece>& pieces, qsizetype budget, bool cut_before) {
+    QStringList parts;
+    bool cut = cut_before;
+    for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
+        QString text = it->text;
+        if (budget <= 0) {
+            cut = cut || !text.isEmpty();
+            break;
+        }
+        if (text.size() > budget) {
+            text = text.right(budget);
+            if (!text.isEmpty() && text.front().isLowSurrogate()) text.remove(0, 1);  // never half a character
+            cut = true;
+        }
+        budget -= text.size();
+        const QString escaped = text.toHtmlEscaped();
+        parts.prepend(it->style.isEmpty() ? escaped : QStringLiteral("<span style='%1'>%2</span>").arg(it->style, escaped));
+    }
+    return QStringLiteral("<span style='white-space: pre-wrap'>") + (cut ? QStringLiteral("... ") : QString()) +
+           parts.join(QString()) + QStringLiteral("</span>");
+}
+
+std::vector<Piece> decodedHistory(const Request& request, const Vocabulary& vocabulary, bool& cut) {
     const auto& prompt = request.prompt_ids();
     const auto& output = request.output_ids();
     const std::size_t output_from = output.size() > kTextTokens ? output.size() - kTextTokens : 0;
     const std::size_t prompt_room = kTextTokens - (output.size() - output_from);
     const std::size_t prompt_from = prompt.size() > prompt_room ? prompt.size() - prompt_room : 0;
-    QString html = QStringLiteral("<span style='white-space: pre-wrap'>");
-    if (prompt_from > 0 || output_from > 0) html += QStringLiteral("... ");
-    html += QStringLiteral("<span style='color:#777777'>%1</span>").arg(decoded(vocabulary, prompt, prompt_from, prompt.size()));
+    cut = prompt_from > 0 || output_from > 0;
+    std::vector<Piece> pieces{{decoded(vocabulary, prompt, prompt_from, prompt.size()), kPromptStyle}};
     if (!output.empty()) {
-        html += decoded(vocabulary, output, output_from, output.size() - 1);
-        html += QStringLiteral("<span style='background:#FFE08A'>%1</span>")
-                    .arg(decoded(vocabulary, output, output.size() - 1, output.size()));
+        pieces.push_back({decoded(vocabulary, output, output_from, output.size() - 1), QString()});
+        pieces.push_back({decoded(vocabulary, output, output.size() - 1, output.size()), kNewestStyle});
     }
-    return html + QStringLiteral("</span>");
+    return pieces;
 }
 
 }  // namespace
@@ -111,27 +144,63 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QGroupBox(QStringLiteral("History"
     connect(reset_, &QPushButton::clicked, this, &HistoryPanel::resetRequested);
 }
 
+void HistoryPanel::resizeEvent(QResizeEvent* event) {
+    QGroupBox::resizeEvent(event);
+    if (fit_text_) fit_text_();
+}
+
 void HistoryPanel::showRequest(const Request& request, const TokenLabels& labels, const Vocabulary* vocabulary) {
     prompt_->setText(joinIds(request.prompt_ids()));
     output_->setText(joinIds(request.output_ids()));
     const auto& output = request.output_ids();
+    // Two lines of the label at most: the dock does not grow, so more would be cut mid-line.
+    // Fitted again when the panel's width changes.
+    output_labels_->setMinimumHeight(2 * QFontMetrics(output_labels_->font()).lineSpacing() + 2);
+    const auto fitted = [this](std::vector<Piece> pieces, bool cut) {
+        return [this, pieces = std::move(pieces), cut] {
+            const QFontMetrics metrics(output_labels_->font());
+            const int width = output_labels_->contentsRect().width() > 0 ? output_labels_->contentsRect().width() : 200;
+            qsizetype room = std::max<qsizetype>(24, 2 * (width / std::max(1, metrics.averageCharWidth())) - 6);
+            // Shorter until it wraps into two lines (word wrap leaves the ends of lines empty).
+            for (int tries = 0; tries < 8; ++tries) {
+                output_labels_->setText(tailHtml(pieces, room, cut));
+                if (output_labels_->heightForWidth(width) <= 2 * metrics.lineSpacing() + 2 || room <= 12) break;
+                room = room * 4 / 5;
+            }
+        };
+    };
+    fit_text_ = nullptr;
     if (vocabulary && (!output.empty() || !request.prompt_ids().empty())) {
-        output_labels_->setText(decodedHistory(request, *vocabulary));
+        bool cut = false;
+        auto pieces = decodedHistory(request, *vocabulary, cut);
         output_labels_->setToolTip(QStringLiteral("The prompt (grey) and the generated ids decoded with the vocabulary; "
-                                                  "the newest token highlighted."));
+                                                  "the newest token highlighted.<br><br>") +
+                                   tailHtml(pieces, std::numeric_limits<qsizetype>::max(), cut));
+        fit_text_ = fitted(std::move(pieces), cut);
     } else {
-        QStringList words;
-        const std::size_t shown = std::min<std::size_t>(output.size(), 12);
-        for (std::size_t i = output.size() - shown; i < output.size(); ++i) {
-            const QString word = QString::fromStdString(labels.label(output[i])).toHtmlEscaped();
-            words << (i + 1 == output.size() ? QStringLiteral("<span style='background:#FFE08A'>%1</span>").arg(word) : word);
+        // The last kLabelTokens of prompt then output, as labels: the prompt grey, the newest token highlighted.
+        constexpr std::size_t kLabelTokens = 12;
+        const auto& prompt = request.prompt_ids();
+        const std::size_t shown = std::min<std::size_t>(output.size(), kLabelTokens);
+        const std::size_t prompt_shown = std::min<std::size_t>(prompt.size(), kLabelTokens - shown);
+        std::vector<Piece> pieces;
+        for (std::size_t i = prompt.size() - prompt_shown; i < prompt.size(); ++i) {
+            pieces.push_back({QString::fromStdString(labels.label(prompt[i])) + QLatin1Char(' '), kPromptStyle});
         }
-        output_labels_->setText(output.empty() ? QStringLiteral("(none yet)")
-                                               : (output.size() > shown ? QStringLiteral("... ") : QString()) +
-                                                     words.join(QLatin1Char(' ')));
-        output_labels_->setToolTip(QStringLiteral("The generated ids' labels, the newest highlighted; open a vocabulary "
-                                                  "to read the history as text."));
+        for (std::size_t i = output.size() - shown; i < output.size(); ++i) {
+            const QString word = QString::fromStdString(labels.label(output[i]));
+            pieces.push_back({i + 1 == output.size() ? word : word + QLatin1Char(' '), i + 1 == output.size() ? kNewestStyle : QString()});
+        }
+        const bool cut = output.size() > shown || prompt.size() > prompt_shown;
+        output_labels_->setToolTip(QStringLiteral("The prompt's labels (grey), then the generated ids' labels, the newest "
+                                                  "highlighted; open a vocabulary to read the history as text."));
+        if (pieces.empty()) {
+            output_labels_->setText(QStringLiteral("(none yet)"));
+        } else {
+            fit_text_ = fitted(std::move(pieces), cut);
+        }
     }
+    if (fit_text_) fit_text_();
     draws_->setText(QStringLiteral("<b>%1</b> (seed %2)").arg(request.draws_consumed()).arg(request.seed()));
     error_->setVisible(false);
     prompt_->setStyleSheet(QString());

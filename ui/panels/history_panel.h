@@ -3,6 +3,8 @@
 // Step (accept the drawn token) and Reset request (back to the seed's first draw).
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <vector>
 
@@ -39,8 +41,13 @@ signals:
     void stepRequested();
     void resetRequested();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void onEdit();
+    // Sets the history line's text again for the label's width (its end in two lines).
+    std::function<void()> fit_text_;
 
     QLineEdit* prompt_;
     QLineEdit* output_;

@@ -27,10 +27,12 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QGroupBox(QStringLiteral("St
     auto* grid = new QGridLayout(content_);
     grid->setVerticalSpacing(2);
     const QStringList rows{QStringLiteral("Entropy (bits)"), QStringLiteral("Perplexity"), QStringLiteral("Top-1 probability"),
-                           QStringLiteral("Ids with q > 0"), QStringLiteral("Kept mass")};
+                           QStringLiteral("Kept ids"), QStringLiteral("Kept mass")};
     const QStringList tips{
         QStringLiteral("-sum q log2 q over the distribution"), QStringLiteral("2^entropy: the effective number of choices"),
-        QStringLiteral("max q"), QStringLiteral("Ids with q > 0: in play before truncation, kept after it (of V ids in the row)"),
+        QStringLiteral("max q"),
+        QStringLiteral("Ids in the distribution: before truncation the candidates it receives (every id with a finite logit), "
+                       "after it the final kept set. A kept id's q may round to 0, so this is not a count of q > 0."),
         QStringLiteral("Share of the pre-truncation distribution that the final kept set carries")};
     auto* before = new QLabel(QStringLiteral("<b>before truncation</b>"), content_);
     before->setToolTip(QStringLiteral("After penalties and temperature, before top-k, top-p and min-p"));
@@ -78,7 +80,7 @@ void StatisticsPanel::showView(const std::shared_ptr<const TraceView>& view) {
     }
     cells_[4][1]->setToolTip(QString::fromStdString(format_number(stats.kept_mass)));
     footer_->setText(view->trace->greedy ? QStringLiteral("Greedy: no truncation; the argmax takes all the mass.")
-                                         : QStringLiteral("Truncation kept %1 of the %2 ids with q > 0 (V = %3), carrying "
+                                         : QStringLiteral("Truncation kept %1 of the %2 candidates (V = %3), carrying "
                                                           "%4% of the mass.")
                                                .arg(english.toString(static_cast<qulonglong>(stats.after.count)),
                                                     english.toString(static_cast<qulonglong>(stats.before.count)),

@@ -1,5 +1,6 @@
 #include "ui/panels/token_path_bar.h"
 
+#include "ui/common/count_text.h"
 #include "ui/common/token_path.h"
 
 namespace samplescope::ui {
@@ -25,8 +26,8 @@ void TokenPathBar::showToken(const std::shared_ptr<const TraceView>& view, std::
     }
     const auto steps = tokenPath(*view->trace, id);
     const QString name = QString::fromStdString(view->labels->label(id));
-    QString html = QStringLiteral("<b>Selected %1</b> (id %2): ").arg(name.toHtmlEscaped()).arg(id);
-    plain_ = QStringLiteral("Selected %1 (id %2): ").arg(name).arg(id);
+    QString html = QStringLiteral("<b>Selected %1</b> (id %2): ").arg(name.toHtmlEscaped(), groupedNumber(id));
+    plain_ = QStringLiteral("Selected %1 (id %2): ").arg(name, groupedNumber(id));
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const QString text = QString::fromStdString(steps[i].text);
         if (i > 0) {

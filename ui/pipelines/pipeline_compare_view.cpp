@@ -3,6 +3,7 @@
 #include <QAbstractScrollArea>
 #include <QCoreApplication>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -16,11 +17,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "engine/base/input_error.h"
 #include "engine/io/token_display.h"
 #include "engine/pipelines/pipeline_presets.h"
+#include "ui/common/count_text.h"
 #include "ui/common/cpu_state.h"
+#include "ui/common/font_scale.h"
 #include "ui/pipelines/pipeline_editor.h"
 #include "ui/pipelines/stage_strip.h"
 
@@ -39,6 +43,7 @@ QString probability(double q) { return QString::number(q, 'g', 6); }
 constexpr std::size_t kMaxRows = 200;
 constexpr std::size_t kMaxListedIds = 24;
 constexpr std::size_t kMaxTickLabels = 30;
+constexpr std::size_t kMaxValueLabels = 12;
 
 // The tokens on show: all of them in id order while they fit, else the
 // kMaxRows with the largest probability under either pipeline, largest first.
@@ -59,6 +64,13 @@ std::vector<TokenComparison> shownTokens(const std::vector<TokenComparison>& tok
 
 PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
+    // The answer first, where a laptop's screen always shows it: the distance and whether the seed draws alike.
+    verdict_ = new QLabel(this);
+    verdict_->setObjectName(QStringLiteral("pipeline_verdict"));
+    verdict_->setTextFormat(Qt::RichText);
+    verdict_->setWordWrap(true);
+    verdict_->setStyleSheet(QStringLiteral("#pipeline_verdict { background: #EEF5FB; border: 1px solid #0072B2; padding: 4px 6px; }"));
+    layout->addWidget(verdict_);
 
     editors_row_ = new QWidget(this);
     auto* editors = new QHBoxLayout(editors_row_);
@@ -82,10 +94,6 @@ PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
     kept_->setTextFormat(Qt::RichText);
     kept_->setWordWrap(true);
     layout->addWidget(kept_);
-    verdict_ = new QLabel(this);
-    verdict_->setTextFormat(Qt::RichText);
-    verdict_->setWordWrap(true);
-    layout->addWidget(verdict_);
     notes_ = new QLabel(this);
     notes_->setTextFormat(Qt::RichText);
     notes_->setWordWrap(true);
@@ -141,6 +149,14 @@ PipelineCompareView::PipelineCompareView(QWidget* parent) : QWidget(parent) {
     connect(editor_b_, &PipelineEditor::pipelineChanged, this, &PipelineCompareView::recompute);
     connect(editor_a_, &PipelineEditor::engineDefaultsRequested, this, &PipelineCompareView::loadEngineDefaults);
     connect(editor_b_, &PipelineEditor::engineDefaultsRequested, this, &PipelineCompareView::loadEngineDefaults);
+    // Both sides' steps and rules open and close together, then the editors find their arrangement again.
+    for (auto* editor : {editor_a_, editor_b_}) {
+        connect(editor, &PipelineEditor::detailsToggled, this, [this](bool visible) {
+            editor_a_->setDetailsVisible(visible);
+            editor_b_->setDetailsVisible(visible);
+            arrangeEditors(true);
+        });
+    }
     recompute();
 }
 
@@ -272,7 +288,7 @@ void PipelineCompareView::resizeEvent(QResizeEvent* event) {
     arrangeEditors();
 }
 
-void PipelineCompareView::arrangeEditors() {
+void PipelineCompareView::arrangeEditors(bool force) {
     const QMargins margins = layout()->contentsMargins();
     const int spacing = std::max(0, editors_row_->layout()->spacing());
     const int side_by_side = editor_a_->minimumSizeHint().width() + editor_b_->minimumSizeHint().width() + spacing +
@@ -281,13 +297,15 @@ void PipelineCompareView::arrangeEditors() {
                               ? parentWidget()->width()
                               : width();
     const bool tabbed = available < side_by_side;
-    if (tabbed == editors_tabbed_) return;
+    if (tabbed == editors_tabbed_ && !force) return;
     editors_tabbed_ = tabbed;
+    editors_tabs_->clear();  // the pages stay alive: they move into the tabs or back into the row
     if (tabbed) {
         editors_tabs_->addTab(editor_a_, tr("Pipeline A"));
         editors_tabs_->addTab(editor_b_, tr("Pipeline B"));
     } else {
-        editors_tabs_->clear();  // the pages stay alive: they move back into the row
+        editors_row_->layout()->removeWidget(editor_a_);
+        editors_row_->layout()->removeWidget(editor_b_);
         editors_row_->layout()->addWidget(editor_a_);
         editors_row_->layout()->addWidget(editor_b_);
         editor_a_->show();  // a tab page that was not current is hidden
@@ -318,6 +336,7 @@ void PipelineCompareView::recompute() {
     diff_.reset();
     table_->setRowCount(0);
     plot_->clearPlottables();
+    plot_->clearItems();
     if (logits_.empty()) {
         strip_a_->clear(tr("No row yet: open an example or load logits."));
         strip_b_->clear();
@@ -382,13 +401,22 @@ void PipelineCompareView::recompute() {
     kept_->setText(kept_line(tr("A"), d.a) + QStringLiteral(" &nbsp; ") + kept_line(tr("B"), d.b) +
                    QStringLiteral("<br>") +
                    tr("Only A: %1 &nbsp; Only B: %2").arg(idList(d.only_a), idList(d.only_b)) + shown);
+    // A token named with its id, so a label such as "for" or "," never reads as part of the sentence.
+    const auto named = [&](std::int32_t id) {
+        return tr("<b>%1</b> (id %2)").arg(labelOf(id).toHtmlEscaped(), ui::groupedNumber(id));
+    };
     const QString draw = d.same_token
-                             ? tr("the same seed draws the same token, %1").arg(labelOf(d.a.trace.token).toHtmlEscaped())
-                             : tr("the same seed draws different tokens: A draws %1, B draws %2")
-                                   .arg(labelOf(d.a.trace.token).toHtmlEscaped(), labelOf(d.b.trace.token).toHtmlEscaped());
-    verdict_->setText(tr("Total-variation distance <b>%1</b>; %2 (seed %3).")
-                          .arg(QString::number(d.total_variation, 'g', 6), draw,
-                               QString::number(d.a.trace.seed)));
+                             ? tr("<b>Same token</b>: seed %1 draws %2 under both")
+                                   .arg(QString::number(d.a.trace.seed), named(d.a.trace.token))
+                             : tr("<b style='color:#b00020'>Different tokens</b>: seed %1 draws %2 under A, %3 under B")
+                                   .arg(QString::number(d.a.trace.seed), named(d.a.trace.token), named(d.b.trace.token));
+    verdict_->setText(tr("%1 &nbsp;·&nbsp; total-variation distance <b>%2</b>")
+                          .arg(draw, QString::number(d.total_variation, 'g', 4)));
+    verdict_->setToolTip(tr("Total-variation distance: half the sum over ids of |q_A - q_B| (exact: %1). 0 when the "
+                            "two final distributions are equal, 1 when they share no id; no event's probability "
+                            "differs by more. The token: what one draw with the window's seed and history picks "
+                            "under each pipeline.")
+                             .arg(QString::fromStdString(format_number(d.total_variation))));
     showEngineDetails(d);
 
     QVector<double> x;
@@ -396,7 +424,13 @@ void PipelineCompareView::recompute() {
     QVector<double> qb;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     table_->setRowCount(static_cast<int>(tokens.size()));
-    const std::size_t every = std::max<std::size_t>(1, (tokens.size() + kMaxTickLabels - 1) / kMaxTickLabels);
+    // Labels a bar apart only where they fit side by side (the plot's width over the widest label).
+    const QFontMetrics tick_metrics(plot_->xAxis->tickLabelFont());
+    int widest = 1;
+    for (const auto& token : tokens) widest = std::max(widest, tick_metrics.horizontalAdvance(labelOf(token.id)) + 6);
+    const auto fitting = static_cast<std::size_t>(std::max(2, std::max(plot_->width(), 400) - 80) / widest);
+    const std::size_t labels = std::min(kMaxTickLabels, std::max<std::size_t>(1, fitting));
+    const std::size_t every = std::max<std::size_t>(1, (tokens.size() + labels - 1) / labels);
     int row = 0;
     for (const auto& token : tokens) {
         x << row;
@@ -405,7 +439,7 @@ void PipelineCompareView::recompute() {
         if (static_cast<std::size_t>(row) % every == 0) ticker->addTick(row, labelOf(token.id));
         const bool in_a = d.a.trace.stage(Stage::Softmax).keeps(token.id);
         const bool in_b = d.b.trace.stage(Stage::Softmax).keeps(token.id);
-        const QStringList cells{QString::number(token.id), labelOf(token.id), probability(token.prob_a),
+        const QStringList cells{ui::groupedNumber(token.id), labelOf(token.id), probability(token.prob_a),
                                 probability(token.prob_b),
                                 in_a && in_b ? tr("both") : (in_a ? tr("A only") : tr("B only"))};
         for (int column = 0; column < cells.size(); ++column) {
@@ -431,8 +465,24 @@ void PipelineCompareView::recompute() {
     bars_b->setData(x, qb);
     plot_->xAxis->setTicker(ticker);
     plot_->xAxis->setRange(-0.7, std::max(0.7, static_cast<double>(row) - 0.3));
-    plot_->yAxis->setRange(0, 1.05 * std::max(*std::max_element(qa.begin(), qa.end()),
-                                              *std::max_element(qb.begin(), qb.end())));
+    const double top = std::max(*std::max_element(qa.begin(), qa.end()), *std::max_element(qb.begin(), qb.end()));
+    plot_->yAxis->setRange(0, 1.18 * top);
+    // Each bar's q over it while the bars are few enough to read them.
+    if (row <= static_cast<int>(kMaxValueLabels)) {
+        QFont small = ui::scaledFont(plot_->font(), 7.5);
+        for (int i = 0; i < row; ++i) {
+            for (const auto& [side, values, color] : {std::tuple{-1.0, &qa, kColorA}, std::tuple{1.0, &qb, kColorB}}) {
+                auto* label = new QCPItemText(plot_);
+                label->setObjectName(QStringLiteral("value_label"));
+                label->position->setCoords(i + side * 0.2, (*values)[i]);
+                label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+                label->setText(QString::number((*values)[i], 'g', 3));
+                label->setFont(small);
+                label->setColor(color.darker(150));
+                label->setPadding(QMargins(0, 0, 0, 2));
+            }
+        }
+    }
     plot_->replot();
     emit diffChanged();
 }

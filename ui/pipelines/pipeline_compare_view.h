@@ -89,7 +89,7 @@ private:
     // Side by side where they fit, else tabs: decided by the width the view is
     // given (its scroll area's viewport when it sits in one, not its own width,
     // which side by side never falls below).
-    void arrangeEditors();
+    void arrangeEditors(bool force = false);
     void recompute();
     void showEngineDetails(const PipelineDiff& diff);
     void loadEngineDefaults(const QString& preset);

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "engine/pipelines/pipeline_presets.h"
@@ -52,12 +53,24 @@ PipelineEditor::PipelineEditor(const QString& title, QWidget* parent) : QWidget(
     defaults->setToolTip(tr("Set the parameters to this stack's own defaults (never done without asking)"));
     defaults_button_ = defaults;
     top->addWidget(defaults);
+    details_button_ = new QToolButton(box);
+    details_button_->setObjectName(QStringLiteral("pipeline_details"));
+    details_button_->setText(tr("Steps and rules"));
+    details_button_->setCheckable(true);
+    details_button_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    details_button_->setArrowType(Qt::RightArrow);
+    details_button_->setToolTip(tr("Show the steps (drag to reorder, tick to enable) and each stage's rule"));
+    top->addWidget(details_button_);
     layout->addLayout(top);
 
-    order_ = new QLabel(box);
+    details_ = new QWidget(box);
+    auto* details_layout = new QVBoxLayout(details_);
+    details_layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(details_);
+    order_ = new QLabel(details_);
     order_->setWordWrap(true);
     order_->setStyleSheet(QStringLiteral("color: #555;"));
-    layout->addWidget(order_);
+    details_layout->addWidget(order_);
 
     auto* body = new QHBoxLayout;
     auto* list_column = new QVBoxLayout;
@@ -100,7 +113,12 @@ PipelineEditor::PipelineEditor(const QString& title, QWidget* parent) : QWidget(
         connect(combo, &QComboBox::currentIndexChanged, this, &PipelineEditor::editedByUser);
     }
     body->addLayout(rules, 3);
-    layout->addLayout(body);
+    details_layout->addLayout(body);
+    setDetailsVisible(false);
+    connect(details_button_, &QToolButton::toggled, this, [this](bool on) {
+        setDetailsVisible(on);
+        emit detailsToggled(on);
+    });
 
     connect(preset_, &QComboBox::currentIndexChanged, this, &PipelineEditor::presetChosen);
     connect(steps_->model(), &QAbstractItemModel::rowsMoved, this, &PipelineEditor::editedByUser);
@@ -110,6 +128,17 @@ PipelineEditor::PipelineEditor(const QString& title, QWidget* parent) : QWidget(
 
     setPipeline(preset_pipeline("spec"));
 }
+
+void PipelineEditor::setDetailsVisible(bool visible) {
+    {
+        const QSignalBlocker block(details_button_);
+        details_button_->setChecked(visible);
+    }
+    details_button_->setArrowType(visible ? Qt::DownArrow : Qt::RightArrow);
+    details_->setVisible(visible);
+}
+
+bool PipelineEditor::detailsVisible() const { return !details_->isHidden(); }
 
 void PipelineEditor::setPipeline(const Pipeline& pipeline) {
     pipeline_ = pipeline;

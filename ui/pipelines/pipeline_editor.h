@@ -12,6 +12,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QListWidget;
+class QToolButton;
 
 namespace samplescope {
 
@@ -28,6 +29,11 @@ public:
     void selectPreset(const QString& name);
 
     QComboBox* presetCombo() const { return preset_; }
+    // The steps and rules under the preset's row: hidden until asked for, so the
+    // comparison itself fits a laptop's screen.
+    void setDetailsVisible(bool visible);
+    bool detailsVisible() const;
+    QToolButton* detailsButton() const { return details_button_; }
     QListWidget* stepList() const { return steps_; }
     QComboBox* ruleCombo(Stage stage) const { return rule_combos_.at(stage); }
     QCheckBox* jointBox(Stage stage) const { return joint_boxes_.at(stage); }
@@ -36,6 +42,7 @@ signals:
     void pipelineChanged();
     // The user asked for this pipeline's own parameter defaults.
     void engineDefaultsRequested(const QString& preset);
+    void detailsToggled(bool visible);
 
 private:
     void showPipeline();
@@ -49,6 +56,8 @@ private:
     std::map<Stage, QComboBox*> rule_combos_;
     std::map<Stage, QCheckBox*> joint_boxes_;
     QWidget* defaults_button_ = nullptr;
+    QToolButton* details_button_ = nullptr;
+    QWidget* details_ = nullptr;
     bool updating_ = false;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -55,6 +56,7 @@ void StageStrip::clear(const QString& message) {
         label->deleteLater();
     }
     labels_.clear();
+    titles_.clear();
     while (auto* item = boxes_->takeAt(0)) {
         if (item->widget()) {
             item->widget()->hide();
@@ -86,7 +88,7 @@ void StageStrip::setTrace(const QString& heading, const PipelineTrace& trace) {
         label->setTextFormat(Qt::RichText);
         label->setAlignment(Qt::AlignCenter);
         label->setWordWrap(true);  // a rule's long name wraps rather than widening the strip
-        label->setMinimumWidth(78);
+        titles_.append({text(stage_info(stage.stage).title), report.rule ? text(rule_info(*report.rule).title) : QString()});
         QString tip = text(stage_info(stage.stage).summary);
         if (report.rule) tip += QStringLiteral("\n") + text(rule_info(*report.rule).summary);
         if (!report.note.empty()) tip += QStringLiteral("\n") + QString::fromStdString(report.note);
@@ -106,7 +108,31 @@ void StageStrip::setTrace(const QString& heading, const PipelineTrace& trace) {
         labels_.append(label);
     }
     boxes_->addStretch(1);
+    fitBoxes();
+}
+
+// Each box never narrower than its longest word: a word cannot wrap, and a narrower box cuts it ("Temperatu").
+void StageStrip::fitBoxes() {
+    for (qsizetype i = 0; i < labels_.size() && i < titles_.size(); ++i) {
+        QLabel* label = labels_[i];
+        QFont bold = label->font();
+        bold.setBold(true);
+        const QFontMetrics title_metrics(bold);
+        const QFontMetrics text_metrics(label->font());
+        int widest = 0;
+        for (const QString& word : titles_[i].first.split(QLatin1Char(' '))) widest = std::max(widest, title_metrics.horizontalAdvance(word));
+        for (const QString& word : titles_[i].second.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            widest = std::max(widest, text_metrics.horizontalAdvance(word));
+        }
+        // The style sheet's padding and border, and a little air.
+        label->setMinimumWidth(std::max(78, widest + 2 * 3 + 2 + 8));
+    }
     fitHeight();
+}
+
+void StageStrip::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) fitBoxes();
 }
 
 QStringList StageStrip::boxTexts() const {

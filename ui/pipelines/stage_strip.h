@@ -24,13 +24,18 @@ public:
     // The text of each box, in order (for tests and accessibility).
     QStringList boxTexts() const;
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     QLabel* heading_ = nullptr;
     void fitHeight();
+    void fitBoxes();
     QScrollArea* area_ = nullptr;
     QWidget* content_ = nullptr;
     QHBoxLayout* boxes_ = nullptr;
     QList<QLabel*> labels_;
+    QList<QPair<QString, QString>> titles_;  // each box's stage title and rule title, for its width
 };
 
 }  // namespace samplescope

@@ -28,6 +28,7 @@
 #include "engine/base/number_text.h"
 #include "engine/io/token_display.h"
 #include "engine/responses/response_loader.h"
+#include "ui/common/font_scale.h"
 #include "ui/common/palette.h"
 
 namespace samplescope::ui {
@@ -224,7 +225,7 @@ ResponseView::ResponseView(QWidget* parent) : QWidget(parent) {
     chart_->plotLayout()->setRowStretchFactor(0, 0.001);
     chart_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     chart_->legend->setBorderPen(Qt::NoPen);
-    chart_->legend->setFont(QFont(font().family(), 8));
+    chart_->legend->setFont(ui::scaledFont(font(), 8));
     chart_->legend->setVisible(true);
     right_layout->addWidget(chart_, 3);
     stages_ = new QTableWidget(0, 4, right);
@@ -447,7 +448,7 @@ void ResponseView::editParam(Param param) {
 }
 
 void ResponseView::renderText() {
-    QString html = QStringLiteral("<div style=\"font-size: 12pt; line-height: 150%;\">");
+    QString html = QStringLiteral("<div style=\"font-size: %1pt; line-height: 150%;\">").arg(12.0 * ui::fontScale());
     const auto& positions = response_->positions;
     const auto& tokens = explanation_->tokens;
     // Tokens that hold parts of one character are drawn as one run (linked to its first token).
@@ -646,6 +647,12 @@ QString ResponseView::summaryText() const { return summary_label_->text(); }
 
 void ResponseView::dragEnterEvent(QDragEnterEvent* event) {
     if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+// The text's size is written into its HTML: a new font scale writes it again.
+void ResponseView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange && response_ && explanation_) renderText();
 }
 
 void ResponseView::dropEvent(QDropEvent* event) {

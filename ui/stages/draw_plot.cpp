@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include <QLocale>
+#include <QFontMetrics>
 
 #include "engine/base/input_error.h"
+#include "ui/common/count_text.h"
+#include "ui/common/font_scale.h"
 #include "ui/common/palette.h"
 #include "ui/stages/text_element.h"
 
@@ -14,7 +16,7 @@ namespace samplescope::ui {
 namespace {
 
 QString exact(double value) { return QString::fromStdString(format_number(value)); }
-QString countText(std::size_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
+QString countText(std::size_t n) { return groupedNumber(n); }
 constexpr std::size_t kMaxLabelledPoints = 24;
 
 }  // namespace
@@ -25,10 +27,10 @@ DrawPlot::DrawPlot(QWidget* parent) : QCustomPlot(parent) {
     // Nothing is drawn on the overlay: no second buffer to clear and compose (as in StagePlot).
     if (QCPLayer* overlay = layer(QStringLiteral("overlay"))) overlay->setMode(QCPLayer::lmLogical);
     QFont title_font = font();
-    title_font.setPointSizeF(10.5);
+    title_font = scaledFont(title_font, 10.5);
     title_font.setBold(true);
     QFont caption_font = font();
-    caption_font.setPointSizeF(9);
+    caption_font = scaledFont(caption_font, 9);
     plotLayout()->insertRow(0);
     plotLayout()->insertRow(1);
     title_ = new TextElement(this, QStringLiteral("10. Draw"), title_font);
@@ -36,9 +38,9 @@ DrawPlot::DrawPlot(QWidget* parent) : QCustomPlot(parent) {
     plotLayout()->addElement(0, 0, title_);
     plotLayout()->addElement(1, 0, caption_);
     QFont tick_font = font();
-    tick_font.setPointSizeF(8);
+    tick_font = scaledFont(tick_font, 8);
     QFont label_font = font();
-    label_font.setPointSizeF(8.5);
+    label_font = scaledFont(label_font, 8.5);
     for (QCPAxis* axis : {xAxis, yAxis}) {
         axis->setTickLabelFont(tick_font);
         axis->setLabelFont(label_font);
@@ -80,6 +82,7 @@ void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::i
     const auto& kept = trace.final_kept();
     const auto& cumulative = trace.cumulative;
     const QString token_label = QString::fromStdString(labels.label(trace.token));
+    const QString shortLabel = QFontMetrics(font()).elidedText(token_label, Qt::ElideMiddle, 140);
 
     // Position i + 1 on the x axis is the i-th kept id in ascending id order.
     const std::size_t n = kept.size();
@@ -117,7 +120,7 @@ void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::i
     cell->setPen(palette::chosenPen());
 
     QFont small = font();
-    small.setPointSizeF(8);
+    small = scaledFont(small, 8);
     if (trace.u) {
         auto* u_line = new QCPItemStraightLine(this);
         u_line->setObjectName(QStringLiteral("u"));
@@ -128,24 +131,30 @@ void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::i
         u_label->setObjectName(QStringLiteral("u_label"));
         u_label->position->setCoords(0.6, *trace.u);
         u_label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-        u_label->setText(QStringLiteral("u = %1").arg(exact(*trace.u)));
+        u_label->setText(QStringLiteral("u = %1").arg(QString::number(*trace.u, 'g', 6)));
         u_label->setFont(small);
         u_label->setBrush(QBrush(QColor(255, 255, 255, 200)));
-        title_->setText(QStringLiteral("10. Draw: u = %1 falls in [%2, %3) -> %4 (id %5)")
-                            .arg(QString::number(*trace.u, 'g', 6), QString::number(low, 'g', 5),
-                                 QString::number(high, 'g', 5), token_label)
-                            .arg(trace.token));
-        caption_->setText(QStringLiteral("Inverse CDF over the %1 kept ids in ascending id order. Token %2 (%3), logprob %4%5")
-                              .arg(countText(n), QString::number(trace.token), token_label, exact(trace.logprob),
-                                   trace.fell_back ? QStringLiteral("; u was not below the last sum: fell back to the "
-                                                                    "largest kept id with q > 0")
-                                                   : QString()));
+        // Short lines: the cell is a third of a laptop's screen wide. The exact numbers are in the tooltip.
+        title_->setText(QStringLiteral("10. Draw: u = %1 \u2192 %2").arg(QString::number(*trace.u, 'g', 5), shortLabel));
+        caption_->setText(QStringLiteral("u in [%1, %2): id %3\ninverse CDF over %4 kept ids, by id%5")
+                              .arg(QString::number(low, 'g', 5), QString::number(high, 'g', 5), groupedNumber(trace.token),
+                                   countText(n), trace.fell_back ? QStringLiteral("\nu passed the last sum: fell back") : QString()));
+        setToolTip(QStringLiteral("u = %1 falls in [%2, %3) of the cumulative q over the %4 final kept ids in ascending id "
+                                  "order: token %5 (id %6), logprob %7 (after penalties, before T).%8")
+                       .arg(exact(*trace.u), exact(low), exact(high), countText(n), token_label.toHtmlEscaped(),
+                            groupedNumber(trace.token), exact(trace.logprob),
+                            trace.fell_back ? QStringLiteral(" u was not below the last sum: the draw fell back to the "
+                                                             "largest kept id with q > 0.")
+                                            : QString()));
     } else {
-        title_->setText(QStringLiteral("10. Draw: none (greedy) -> %1 (id %2)").arg(token_label).arg(trace.token));
-        caption_->setText(QStringLiteral("Greedy (T = 0): the argmax %1 (id %2), logprob %3. No draw was taken; "
-                                         "draws consumed stays %4.")
-                              .arg(token_label, QString::number(trace.token), exact(trace.logprob))
+        title_->setText(QStringLiteral("10. Draw: none (greedy) \u2192 %1").arg(shortLabel));
+        caption_->setText(QStringLiteral("Greedy (T = 0): the argmax, id %1.\nNo draw was taken; draws stay %2.")
+                              .arg(groupedNumber(trace.token))
                               .arg(trace.draws_consumed));
+        setToolTip(QStringLiteral("Greedy (T = 0): the argmax %1 (id %2), logprob %3. No draw was taken; draws consumed "
+                                  "stays %4.")
+                       .arg(token_label.toHtmlEscaped(), groupedNumber(trace.token), exact(trace.logprob))
+                       .arg(trace.draws_consumed));
     }
 
     if (selected_id >= 0) {
@@ -165,12 +174,13 @@ void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::i
     if (n <= kMaxLabelledPoints) {
         for (std::size_t i = 0; i < n; ++i) {
             ticker->addTick(static_cast<double>(i + 1),
-                            QStringLiteral("%1\nid %2").arg(QString::fromStdString(labels.label(kept[i]))).arg(kept[i]));
+                            QStringLiteral("%1\nid %2").arg(QString::fromStdString(labels.label(kept[i])), groupedNumber(kept[i])));
         }
         xAxis->setLabel(QStringLiteral("final kept ids, ascending"));
     } else {
-        const std::size_t step = std::max<std::size_t>(1, n / 8);
-        for (std::size_t i = 0; i < n; i += step) ticker->addTick(static_cast<double>(i + 1), QString::number(kept[i]));
+        // Four ids: "128,255" five times side by side overflows a cell a third of a laptop's screen wide.
+        const std::size_t step = std::max<std::size_t>(1, (n + 3) / 4);
+        for (std::size_t i = 0; i < n; i += step) ticker->addTick(static_cast<double>(i + 1), groupedNumber(kept[i]));
         xAxis->setLabel(QStringLiteral("final kept ids, ascending (ticks show ids)"));
     }
     xAxis->setTicker(ticker);

@@ -7,6 +7,7 @@
 #include <QResizeEvent>
 #include <QScrollBar>
 #include <QTimer>
+#include <QVBoxLayout>
 
 #include "ui/common/trace_view.h"
 #include "ui/stages/stage_plot.h"
@@ -30,9 +31,20 @@ PipelineStagePlots::PipelineStagePlots(QWidget* parent) : QScrollArea(parent) {
     setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     content_ = new QWidget;
-    row_ = new QHBoxLayout(content_);
-    row_->setContentsMargins(2, 2, 2, 2);
+    auto* column = new QVBoxLayout(content_);
+    column->setContentsMargins(2, 2, 2, 2);
+    column->setSpacing(2);
+    // The stages that did nothing, named in one line instead of a plot each (unless asked for).
+    off_note_ = new QLabel(content_);
+    off_note_->setObjectName(QStringLiteral("off_stages"));
+    off_note_->setStyleSheet(QStringLiteral("color: #555555;"));
+    off_note_->setWordWrap(true);  // a long list wraps under the plots' width rather than running off it
+    off_note_->setVisible(false);
+    column->addWidget(off_note_);
+    row_ = new QHBoxLayout;
+    row_->setContentsMargins(0, 0, 0, 0);
     row_->setSpacing(6);
+    column->addLayout(row_, 1);
     message_ = new QLabel(content_);
     message_->setWordWrap(true);
     row_->addWidget(message_);
@@ -50,10 +62,17 @@ void PipelineStagePlots::setTrace(std::shared_ptr<const PipelineTrace> trace, st
         plot->deleteLater();
     }
     plots_.clear();
+    off_note_->setVisible(false);
     message_->setText(trace_ ? QString() : message);
     message_->setVisible(!trace_);
     if (isVisible()) build();
     fitHeights();
+}
+
+void PipelineStagePlots::setHideOff(bool hide) {
+    if (hide == hide_off_) return;
+    hide_off_ = hide;
+    setTrace(trace_, labels_);
 }
 
 StagePlot* PipelineStagePlots::plot(Stage stage) const {
@@ -77,8 +96,17 @@ void PipelineStagePlots::build() {
             view->stages.push_back(makeStagePlotData(trace_->trace, stage.stage, view->top_n, -1, &orders));
         }
     }
+    QStringList off;
+    QStringList reasons;
     for (const auto& stage : trace_->trace.stages) {
         if (stage.stage == Stage::Widen || stage.stage == Stage::Draw) continue;
+        if (hide_off_ && !stage.active) {
+            const QString title = QString::fromUtf8(stage_info(stage.stage).title.data(),
+                                                    static_cast<qsizetype>(stage_info(stage.stage).title.size()));
+            off << title;
+            reasons << title + QStringLiteral(": ") + inactiveReason(view->trace ? *view->trace : trace_->trace, stage.stage).replace(QLatin1Char('\n'), QLatin1Char(' '));
+            continue;
+        }
         auto* plot = new StagePlot(stage.stage, content_);
         // A stage that is off holds only its reason in words: it needs less room.
         plot->setFixedWidth(stage.active ? kPlotWidth : kOffPlotWidth);
@@ -86,6 +114,9 @@ void PipelineStagePlots::build() {
         row_->addWidget(plot);
         plots_.append(plot);
     }
+    off_note_->setText(off.isEmpty() ? QString() : QStringLiteral("Hidden, off: ") + off.join(QStringLiteral(", ")));
+    off_note_->setToolTip(reasons.join(QLatin1Char('\n')));
+    off_note_->setVisible(!off.isEmpty());
     fitHeights();
     // Once laid out (the plots' positions are known).
     QTimer::singleShot(0, this, &PipelineStagePlots::scrollToSampler);
@@ -94,7 +125,8 @@ void PipelineStagePlots::build() {
 // The plots fill the height on show (a horizontal scroll bar takes its share) and never shrink below legible.
 void PipelineStagePlots::fitHeights() {
     const int height = std::max(kMinHeight, viewport()->height());
-    for (auto* plot : plots_) plot->setFixedHeight(height - 4);
+    const int note = off_note_->isHidden() ? 0 : off_note_->sizeHint().height() + 2;
+    for (auto* plot : plots_) plot->setFixedHeight(height - 4 - note);
     // The row's width from the plots themselves: the layout's own hint lags behind a rebuild.
     const QMargins margins = row_->contentsMargins();
     const auto count = static_cast<int>(plots_.size());

@@ -33,6 +33,9 @@ public:
     StagePlot* plot(Stage stage) const;
     // Builds the plots now, shown or not (tests and screenshots).
     void build();
+    // A stage that did nothing gets no plot, only its name in one line (on by default).
+    void setHideOff(bool hide);
+    bool hideOff() const { return hide_off_; }
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -48,6 +51,8 @@ private:
     QWidget* content_ = nullptr;
     QHBoxLayout* row_ = nullptr;
     QLabel* message_ = nullptr;
+    QLabel* off_note_ = nullptr;
+    bool hide_off_ = true;
     QList<StagePlot*> plots_;
 };
 

@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QSpinBox>
 #include <QGridLayout>
+#include <QLabel>
 #include <QScrollArea>
 #include <QWidget>
 
@@ -32,6 +33,15 @@ public:
     QCheckBox* logScaleBox() const { return log_scale_; }
     // "Per stage" (each plot's default), "Bars (top N)" or "Whole vocabulary" for every plot.
     QComboBox* viewBox() const { return view_mode_; }
+    // "Hide off stages" (on by default): a stage that did nothing gets no cell, only a word in offNote().
+    QCheckBox* hideOffBox() const { return hide_off_; }
+    QLabel* offNote() const { return off_note_; }
+    // The plots laid out now, in order (the draw last); a hidden stage is not among them.
+    std::vector<QCustomPlot*> shownPlots() const;
+    // A plot's height (times the font scale) where the plots on show fit the view in rows of this
+    // height (a laptop's 1280 x 720: three rows); below it they keep kPlotHeight and the view scrolls.
+    static constexpr int kCompactHeight = 176;
+    static constexpr int kPlotHeight = 250;
     std::size_t topN() const { return static_cast<std::size_t>(top_n_->value()); }
     bool logScale() const { return log_scale_->isChecked(); }
 
@@ -47,10 +57,14 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     static constexpr int kMaxColumns = 4;
-    void placePlots(int columns);
+    void placePlots(int columns, bool force = false);
+    void fitHeights();
+    void showOffNote();
+    bool hidden(const StagePlot* plot) const;
 
     QGridLayout* grid_ = nullptr;
     QScrollArea* scroll_ = nullptr;
@@ -60,6 +74,11 @@ private:
     QSpinBox* top_n_;
     QCheckBox* log_scale_;
     QComboBox* view_mode_;
+    QCheckBox* hide_off_;
+    QLabel* off_note_;
+    std::vector<const StagePlot*> laid_out_;     // the stage plots in the grid
+    std::shared_ptr<const TraceView> view_;       // the trace on show (a plot shown again draws it)
+    std::int32_t selected_ = -1;
 };
 
 }  // namespace samplescope::ui

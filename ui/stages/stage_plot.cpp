@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <QHash>
 #include <QHelpEvent>
@@ -11,6 +12,7 @@
 #include <QToolTip>
 
 #include "engine/base/input_error.h"
+#include "ui/common/font_scale.h"
 #include "ui/common/palette.h"
 #include "ui/stages/text_element.h"
 
@@ -125,6 +127,15 @@ void probabilityAxis(QCPAxis* axis, bool log) {
     axis->setLabel(log ? QStringLiteral("probability (log)") : QStringLiteral("probability"));
 }
 
+// A logit axis: linear, its own label (the caller sets the range).
+void logitAxis(QCPAxis* axis) {
+    axis->setScaleType(QCPAxis::stLinear);
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    axis->setNumberFormat(QStringLiteral("g"));
+    axis->setNumberPrecision(4);
+    axis->setLabel(QStringLiteral("logit (as given)"));
+}
+
 }  // namespace
 
 PlotMode defaultPlotMode(Stage stage, const StagePlotData& data, std::size_t top_n) {
@@ -163,10 +174,10 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     if (QCPLayer* overlay = layer(QStringLiteral("overlay"))) overlay->setMode(QCPLayer::lmLogical);
 
     QFont title_font = font();
-    title_font.setPointSizeF(10);
+    title_font = scaledFont(title_font, 10);
     title_font.setBold(true);
     QFont subtitle_font = font();
-    subtitle_font.setPointSizeF(8.5);
+    subtitle_font = scaledFont(subtitle_font, 8.5);
     plotLayout()->insertRow(0);
     plotLayout()->insertRow(1);
     plotLayout()->insertRow(2);
@@ -183,7 +194,7 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     // The legend goes under the plot, in one row, so it never hides a bar.
     legend->setVisible(true);
     QFont legend_font = font();
-    legend_font.setPointSizeF(8);
+    legend_font = scaledFont(legend_font, 8);
     legend->setFont(legend_font);
     legend->setIconSize(18, 10);
     legend->setBorderPen(Qt::NoPen);
@@ -205,16 +216,29 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     plotLayout()->setRowSpacing(2);
 
     QFont tick_font = font();
-    tick_font.setPointSizeF(8);
+    tick_font = scaledFont(tick_font, 8);
     for (QCPAxis* axis : {xAxis, yAxis, yAxis2}) {
         axis->setTickLabelFont(tick_font);
         QFont label_font = font();
-        label_font.setPointSizeF(8.5);
+        label_font = scaledFont(label_font, 8.5);
         axis->setLabelFont(label_font);
     }
     yAxis->setLabel(QStringLiteral("probability"));
     connect(this, &QCustomPlot::beforeReplot, this, &StagePlot::fitToSpace);
     connect(this, &QCustomPlot::afterLayout, this, &StagePlot::placeLabels);
+}
+
+QString StagePlot::stageTitle() const {
+    const auto& info = stage_info(stage_);
+    // The contract's stages are numbered in its order (the main view's grid);
+    // llama.cpp's extra stages, shown in pipelines only, carry no number.
+    int position = 1;
+    for (const auto& other : kStages) {
+        if (other.stage == stage_) break;
+        position += other.contract ? 1 : 0;
+    }
+    const QString title = QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size()));
+    return info.contract ? QString::number(position) + QStringLiteral(". ") + title : title;
 }
 
 QCPBars* StagePlot::addBars(const QString& name, const QString& legend_text, const QBrush& brush, const QPen& pen) {
@@ -267,7 +291,7 @@ void StagePlot::drawInactive(const TraceView& view) {
     text->setPositionAlignment(Qt::AlignCenter);
     text->setTextAlignment(Qt::AlignCenter);
     QFont big = font();
-    big.setPointSizeF(9);
+    big = scaledFont(big, 9);
     text->setFont(big);
     text->setColor(QColor(0x55, 0x55, 0x55));
     QStringList lines;
@@ -347,17 +371,9 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     axisRect()->setBackground(Qt::NoBrush);
     xAxis->setScaleType(QCPAxis::stLinear);
     const auto& info = stage_info(stage_);
-    // The contract's stages are numbered in its order (the main view's grid);
-    // llama.cpp's extra stages, shown in pipelines only, carry no number.
-    int position = 1;
-    for (const auto& other : kStages) {
-        if (other.stage == stage_) break;
-        position += other.contract ? 1 : 0;
-    }
-    const QString number = info.contract ? QString::number(position) + QStringLiteral(". ") : QString();
-    const QString title = QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size()));
+    const QString title = stageTitle();
     if (!view_ptr) {
-        title_->setText(number + title);
+        title_->setText(title);
         tip_.clear();
         replot(QCustomPlot::rpQueuedRefresh);
         return;
@@ -372,7 +388,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     if (!stage_data.active) {
         // Greedy skips the later stages whatever their parameters (whose badges may say "on"): "skipped", not "off".
         const bool skipped = trace.greedy && stage_ >= Stage::Temperature && stage_ <= Stage::Softmax;
-        title_->setText(number + title + (skipped ? QStringLiteral(": skipped (after greedy)") : QStringLiteral(": off")));
+        title_->setText(title + (skipped ? QStringLiteral(": skipped (after greedy)") : QStringLiteral(": off")));
         mode_ = PlotMode::Bars;
         drawInactive(view);
         replot(QCustomPlot::rpQueuedRefresh);
@@ -386,7 +402,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         suffix = *now.xtc_fired ? QStringLiteral(": coin fired") : QStringLiteral(": coin did not fire");
     }
     if (info.mark == PlotMark::MirostatMu) suffix = QStringLiteral(" v%1").arg(trace.params.mirostat);
-    title_->setText(number + title + suffix);
+    title_->setText(title + suffix);
     addNote(QStringLiteral("kept %1 of %2").arg(countText(now.kept_count()), countText(stage_data.candidates)));
 
     mode_ = drawn_ ? drawn_->mode : PlotMode::Bars;
@@ -408,23 +424,39 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         top_value = std::max(top_value, v);
         if (v > 0.0) min_positive = std::min(min_positive, v);
     };
+    // The raw logits are drawn as logits: their softmax is temperature 1's q, not what this stage holds.
+    const bool logits_axis = stage_ == Stage::Widen;
+    double low_logit = std::numeric_limits<double>::infinity();
+    double high_logit = -low_logit;
+    std::size_t unplotted = 0;  // -inf logits: no bar
+    const auto shown = [&](const RankedToken& token) {
+        return logits_axis ? token.logit : (token.kept ? token.prob_after : token.prob_before);
+    };
     ids_by_key_.push_back(-1);
     for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
         const RankedToken& token = stage_data.top[i];
         const double key = static_cast<double>(i + 1);
         ids_by_key_.push_back(token.id);
+        const double value = shown(token);
+        if (logits_axis) {
+            if (!std::isfinite(value)) {
+                ++unplotted;
+                continue;
+            }
+            low_logit = std::min(low_logit, value);
+            high_logit = std::max(high_logit, value);
+        } else {
+            note_value(value);
+        }
         if (!token.kept) {
             dropped_keys << key;
-            dropped_values << token.prob_before;
-            note_value(token.prob_before);
+            dropped_values << value;
         } else if (token.id == trace.token) {
             chosen_keys << key;
-            chosen_values << token.prob_after;
-            note_value(token.prob_after);
+            chosen_values << value;
         } else {
             kept_keys << key;
-            kept_values << token.prob_after;
-            note_value(token.prob_after);
+            kept_values << value;
         }
         if (changes_logits && token.kept && token.prob_before != token.prob_after) {
             before_keys << key;
@@ -455,27 +487,35 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     // The summed bars stand apart from the ranked ones, so they never read as rank n + 1.
     double next_key = n + 1.5;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    if (stage_data.rest_kept_count > 0) {
-        addBars(QStringLiteral("rest_kept"), QStringLiteral("rest, kept"),
-                 palette::restBrush(), palette::restPen())
-            ->setData({next_key}, {stage_data.rest_kept_mass}, true);
-        note_value(stage_data.rest_kept_mass);
+    // The summed bars do not set the probability axis: a rest of 0.35 would flatten every ranked bar. One taller
+    // than the axis is cut at its top and says its mass.
+    std::vector<std::pair<QCPBars*, double>> rests;
+    if (logits_axis) {
+        // Logits do not add up: the ids beyond the top N are counted, not drawn.
+        if (stage_data.rest_kept_count + stage_data.rest_dropped_count > 0) {
+            addNote(QStringLiteral("%1 more ids rank below these (not drawn: logits do not add up)")
+                        .arg(countText(stage_data.rest_kept_count + stage_data.rest_dropped_count)));
+        }
+        if (unplotted > 0) addNote(QStringLiteral("%1 of these at -inf (no bar)").arg(countText(unplotted)));
+    } else if (stage_data.rest_kept_count > 0) {
+        auto* bar = addBars(QStringLiteral("rest_kept"), QStringLiteral("rest, kept"), palette::restBrush(), palette::restPen());
+        bar->setData({next_key}, {stage_data.rest_kept_mass}, true);
+        rests.emplace_back(bar, stage_data.rest_kept_mass);
         ticker->addTick(next_key, QStringLiteral("+%1").arg(compactCount(stage_data.rest_kept_count)));
         next_key += 1.5;
     }
-    if (stage_data.rest_dropped_count > 0) {
-        addBars(QStringLiteral("rest_dropped"),
-                 QStringLiteral("rest, dropped"),
-                 QBrush(palette::kGrey, Qt::Dense5Pattern), palette::droppedPen())
-            ->setData({next_key}, {stage_data.rest_dropped_mass}, true);
-        note_value(stage_data.rest_dropped_mass);
+    if (!logits_axis && stage_data.rest_dropped_count > 0) {
+        auto* bar = addBars(QStringLiteral("rest_dropped"), QStringLiteral("rest, dropped"),
+                            QBrush(palette::kGrey, Qt::Dense5Pattern), palette::droppedPen());
+        bar->setData({next_key}, {stage_data.rest_dropped_mass}, true);
+        rests.emplace_back(bar, stage_data.rest_dropped_mass);
         ticker->addTick(next_key, QStringLiteral("\n+%1").arg(compactCount(stage_data.rest_dropped_count)));
         next_key += 1.5;
     }
     for (int i = 0; i < plottableCount(); ++i) {
         if (auto* b = qobject_cast<QCPBars*>(plottable(i)); b && b->data()->isEmpty()) b->removeFromLegend();
     }
-    if (stage_data.rest_kept_count > 0 || stage_data.rest_dropped_count > 0) {
+    if (!logits_axis && (stage_data.rest_kept_count > 0 || stage_data.rest_dropped_count > 0)) {
         QStringList rest;
         if (stage_data.rest_kept_count > 0) {
             rest << QStringLiteral("%1 kept (q %2)").arg(countText(stage_data.rest_kept_count), num(stage_data.rest_kept_mass, 3));
@@ -511,12 +551,35 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     // Room left of the first bar, so a rank-1 bar never touches the y axis.
     xAxis->setRange(0.3, next_key - 0.9);
 
-    if (log_scale) {
+    if (top_value == 0.0) {
+        for (const auto& [bar, mass] : rests) note_value(mass);  // nothing ranked on show: the rest is the plot
+    }
+    if (logits_axis) {
+        // Logits have no zero of their own: the bars rise from the axis floor, just under the lowest on show.
+        logitAxis(yAxis);
+        if (!(low_logit <= high_logit)) low_logit = high_logit = 0.0;
+        // The floor well under the lowest bar, so the lowest logit on show still has a bar to see.
+        const double pad = std::max((high_logit - low_logit) * 0.15, 0.5);
+        yAxis->setRange(low_logit - pad, high_logit + pad * 1.6);
+        for (int i = 0; i < plottableCount(); ++i) {
+            if (auto* b = qobject_cast<QCPBars*>(plottable(i))) b->setBaseValue(low_logit - pad);
+        }
+    } else if (log_scale) {
         probabilityAxis(yAxis, true);
         yAxis->setRange(std::max(min_positive * 0.4, 1e-300), std::max(top_value, min_positive) * 3.0);
     } else {
         probabilityAxis(yAxis, false);
         yAxis->setRange(0.0, std::max(top_value, 1e-12) * 1.22);
+    }
+    for (const auto& [bar, mass] : rests) {
+        if (mass <= yAxis->range().upper) continue;
+        const double key = bar->data()->constBegin()->key;
+        bar->setData({key}, {yAxis->range().upper}, true);
+        auto* text = placedText(bar->objectName() + QStringLiteral("_mass"),
+                                QStringLiteral("%1 \u2191").arg(num(mass, 3)), yAxis,
+                                QPointF(key, yAxis->range().upper),
+                                {Qt::AlignRight | Qt::AlignTop, Qt::AlignLeft | Qt::AlignTop, Qt::AlignHCenter | Qt::AlignTop}, false);
+        text->setColor(palette::kBlack);
     }
 
     // The chosen token and the selected one get a text cue as well as a colour,
@@ -526,12 +589,14 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         Qt::AlignLeft | Qt::AlignTop,       Qt::AlignRight | Qt::AlignTop,   Qt::AlignLeft | Qt::AlignVCenter};
     for (std::size_t i = 0; i < stage_data.top.size(); ++i) {
         const RankedToken& token = stage_data.top[i];
-        const double height = token.kept ? token.prob_after : token.prob_before;
+        const double height = shown(token);
+        if (!std::isfinite(height)) continue;
         const bool chosen = token.id == trace.token && token.kept;
         if (token.id == selected_id) {
             auto* outline = addBars(QStringLiteral("selected"), QStringLiteral("selected"), Qt::NoBrush, palette::selectedPen());
             outline->setData({static_cast<double>(i + 1)}, {height}, true);
             outline->setWidth(0.95);
+            if (logits_axis) outline->setBaseValue(yAxis->range().lower);
             if (!chosen) {
                 auto* text = placedText(QStringLiteral("selected_label"), QStringLiteral("selected"), yAxis,
                                         QPointF(static_cast<double>(i + 1), height), around_top, false);
@@ -539,9 +604,11 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
             }
         }
         if (chosen) {
+            // Its value beside the word: the one number a reader looks for.
+            const QString value = logits_axis ? QStringLiteral("logit %1").arg(num(height, 4)) : QStringLiteral("q %1").arg(num(height, 3));
             placedText(QStringLiteral("chosen_label"),
-                       token.id == selected_id ? QStringLiteral("chosen, selected") : QStringLiteral("chosen"), yAxis,
-                       QPointF(static_cast<double>(i + 1), height), around_top, false);
+                       (token.id == selected_id ? QStringLiteral("chosen, selected: ") : QStringLiteral("chosen: ")) + value,
+                       yAxis, QPointF(static_cast<double>(i + 1), height), around_top, false);
         }
     }
     if (selected_id >= 0 && std::none_of(stage_data.top.begin(), stage_data.top.end(),
@@ -565,7 +632,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
 
 QCPItemStraightLine* StagePlot::thresholdLine(double y, QCPAxis* value_axis, const QString& text) {
     QFont label_font = font();
-    label_font.setPointSizeF(8);
+    label_font = scaledFont(label_font, 8);
     auto* line = new QCPItemStraightLine(this);
     line->setObjectName(QStringLiteral("threshold"));
     line->setPen(palette::thresholdPen());
@@ -726,7 +793,7 @@ void StagePlot::drawDry(const TraceView& view, const StagePlotData& stage_data) 
     QVector<double> keys, penalties;
     double top_penalty = 0.0;
     QFont small = font();
-    small.setPointSizeF(7.5);
+    small = scaledFont(small, 7.5);
     std::size_t beyond = 0;
     QStringList listed;
     for (std::size_t j = 0; j < penalised; ++j) {
@@ -893,11 +960,19 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
         band->setPen(Qt::NoPen);
         band->setBrush(QColor(0x00, 0x72, 0xB2, 28));
     }
+    // The raw logits as logits (their softmax is temperature 1's q, the next plots' business).
+    const bool logits_axis = stage_ == Stage::Widen;
+    const auto value_of = [logits_axis](const CurvePoint& point) { return logits_axis ? point.token.logit : point.shownProb(); };
     QVector<double> kept_ranks, kept_q, dropped_ranks, dropped_q;
     double top_value = 0.0;
+    double low_logit = std::numeric_limits<double>::infinity();
+    double high_logit = -low_logit;
     for (const auto& point : curve.points) {
-        const double q = point.shownProb();
+        const double q = value_of(point);
+        if (!std::isfinite(q)) continue;  // a -inf logit has no place on the axis
         top_value = std::max(top_value, q);
+        low_logit = std::min(low_logit, q);
+        high_logit = std::max(high_logit, q);
         (point.token.kept ? kept_ranks : dropped_ranks) << static_cast<double>(point.rank);
         (point.token.kept ? kept_q : dropped_q) << q;
     }
@@ -914,43 +989,50 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
         return graph;
     };
     if (!kept_ranks.isEmpty()) {
-        series(QStringLiteral("vocab_kept"), QStringLiteral("kept: q after"), kept_ranks, kept_q, QPen(palette::kBlue, 1.6),
-               QColor(0x00, 0x72, 0xB2, 70));
+        series(QStringLiteral("vocab_kept"), logits_axis ? QStringLiteral("logit") : QStringLiteral("kept: q after"), kept_ranks,
+               kept_q, QPen(palette::kBlue, 1.6), logits_axis ? QBrush(Qt::NoBrush) : QBrush(QColor(0x00, 0x72, 0xB2, 70)));
     }
     if (!dropped_ranks.isEmpty()) {
-        series(QStringLiteral("vocab_dropped"), QStringLiteral("dropped: q before"), dropped_ranks, dropped_q,
-               QPen(palette::kGrey.darker(130), 1.3, Qt::DashLine), palette::droppedBrush());
+        series(QStringLiteral("vocab_dropped"), logits_axis ? QStringLiteral("dropped: logit") : QStringLiteral("dropped: q before"),
+               dropped_ranks, dropped_q, QPen(palette::kGrey.darker(130), 1.3, Qt::DashLine),
+               logits_axis ? QBrush(Qt::NoBrush) : palette::droppedBrush());
     }
 
     // The chosen and selected tokens: markers with words.
     const std::vector<Qt::Alignment> beside{Qt::AlignLeft | Qt::AlignBottom, Qt::AlignRight | Qt::AlignBottom,
                                             Qt::AlignLeft | Qt::AlignTop, Qt::AlignRight | Qt::AlignTop,
                                             Qt::AlignHCenter | Qt::AlignBottom, Qt::AlignHCenter | Qt::AlignTop};
-    if (curve.chosen && curve.chosen->token.kept) {
+    if (curve.chosen && curve.chosen->token.kept && std::isfinite(value_of(*curve.chosen))) {
         const CurvePoint& chosen = *curve.chosen;
+        const double chosen_value = value_of(chosen);
         auto* mark = addGraph(xAxis, yAxis);
         mark->setObjectName(QStringLiteral("vocab_chosen"));
         mark->setName(QStringLiteral("chosen"));
         mark->setLineStyle(QCPGraph::lsNone);
         mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, palette::chosenPen(), palette::chosenBrush(), 10));
-        mark->setData({static_cast<double>(chosen.rank)}, {chosen.shownProb()}, true);
-        markers_.emplace_back(static_cast<double>(chosen.rank), chosen.shownProb());
+        mark->setData({static_cast<double>(chosen.rank)}, {chosen_value}, true);
+        markers_.emplace_back(static_cast<double>(chosen.rank), chosen_value);
         marker_on_y2_.push_back(false);
+        const QString value = logits_axis ? QStringLiteral("logit %1").arg(num(chosen_value, 4)) : QStringLiteral("q %1").arg(num(chosen_value, 3));
         placedText(QStringLiteral("chosen_label"),
-                   chosen.token.id == selected_id ? QStringLiteral("chosen, selected") : QStringLiteral("chosen"), yAxis,
-                   QPointF(static_cast<double>(chosen.rank), chosen.shownProb()), beside, false);
+                   (chosen.token.id == selected_id ? QStringLiteral("chosen, selected: ") : QStringLiteral("chosen: ")) + value,
+                   yAxis, QPointF(static_cast<double>(chosen.rank), chosen_value), beside, false);
     }
     if (selected_id >= 0 && static_cast<std::size_t>(selected_id) < trace.vocab_size) {
         const StageTrace& before = trace.stage(inputStage(trace, stage_));
         const std::size_t rank = rankOf(*before.kept, *now.logits, selected_id);
         const QString label = QString::fromStdString(view.labels->label(selected_id));
+        const bool plotted = !logits_axis || std::isfinite((*now.logits)[static_cast<std::size_t>(selected_id)]);
         if (rank == 0) {
             addNote(QStringLiteral("selected %1 is not a candidate here (dropped earlier)").arg(label));
+        } else if (!plotted) {
+            addNote(QStringLiteral("selected %1: rank %2, logit -inf (no point)").arg(label, countText(rank)));
         } else {
             RankedToken token;
             token.id = selected_id;
             token.kept = now.keeps(selected_id);
-            const double q = token.kept ? now.prob_of(selected_id) : before.prob_of(selected_id);
+            const double q = logits_axis ? (*now.logits)[static_cast<std::size_t>(selected_id)]
+                                         : (token.kept ? now.prob_of(selected_id) : before.prob_of(selected_id));
             auto* ring = addGraph(xAxis, yAxis);
             ring->setObjectName(QStringLiteral("vocab_selected"));
             ring->setName(QStringLiteral("selected"));
@@ -958,6 +1040,7 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
             ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, palette::selectedPen(), Qt::NoBrush, 15));
             ring->setData({static_cast<double>(rank)}, {q}, true);
             top_value = std::max(top_value, q);
+            low_logit = std::min(low_logit, q);
             markers_.emplace_back(static_cast<double>(rank), q);
             marker_on_y2_.push_back(false);
             if (!(curve.chosen && curve.chosen->token.id == selected_id)) {
@@ -1024,7 +1107,12 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
     xAxis->setTickLabelRotation(0);
     xAxis->setRange(0.7, std::max(candidates * 1.4, 2.0));
     xAxis->setLabel(QStringLiteral("rank of %1 (log)").arg(countText(curve.candidates)));
-    if (log_scale) {
+    if (logits_axis) {
+        logitAxis(yAxis);
+        if (!(low_logit <= high_logit)) low_logit = high_logit = 0.0;
+        const double pad = std::max((high_logit - low_logit) * 0.06, 0.25);
+        yAxis->setRange(low_logit - pad, std::max(top_value, high_logit) + pad * 2.5);
+    } else if (log_scale) {
         probabilityAxis(yAxis, true);
         double low = curve.min_prob > 0.0 ? curve.min_prob : top_value;
         if (floor && floor->first > 0.0) low = std::min(low, floor->first);
@@ -1036,7 +1124,9 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
     }
     if (floor) thresholdLine(floor->first, yAxis, floor->second);
     if (curve.candidates > VocabCurve::kExactRanks) {
-        addNote(QStringLiteral("past rank %1 each point is the largest q of its log-spaced bucket").arg(VocabCurve::kExactRanks));
+        addNote(QStringLiteral("past rank %1 each point is the %2 of its log-spaced bucket")
+                    .arg(VocabCurve::kExactRanks)
+                    .arg(logits_axis ? QStringLiteral("highest logit") : QStringLiteral("largest q")));
     }
 }
 
@@ -1045,7 +1135,7 @@ QCPItemText* StagePlot::placedText(const QString& name, const QString& text_valu
     auto* text = new QCPItemText(this);
     text->setObjectName(name);
     QFont small = font();
-    small.setPointSizeF(7.5);
+    small = scaledFont(small, 7.5);
     text->setFont(small);
     text->setText(text_value);
     text->setPadding(QMargins(2, 1, 2, 1));
@@ -1171,7 +1261,7 @@ void StagePlot::placeLabels() {
     for (int i = 0; i < plottableCount(); ++i) {
         auto* b = qobject_cast<QCPBars*>(plottable(i));
         if (!b) continue;
-        const double base = b->valueAxis()->scaleType() == QCPAxis::stLogarithmic ? b->valueAxis()->range().lower : 0.0;
+        const double base = b->valueAxis()->scaleType() == QCPAxis::stLogarithmic ? b->valueAxis()->range().lower : b->baseValue();
         for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) {
             const double left = b->keyAxis()->coordToPixel(it->key - b->width() / 2.0);
             const double right = b->keyAxis()->coordToPixel(it->key + b->width() / 2.0);
@@ -1285,6 +1375,14 @@ void StagePlot::fitToSpace() {
         info_->setText(note_metrics.elidedText(first + QStringLiteral(" (more: hover)"), Qt::ElideMiddle, text_width));
         notes_collapsed_ = true;
     }
+    // Still short (a laptop's rows of plots): the stage's summary gives way too; the tooltip holds it.
+    const int shown_notes = notes_.isEmpty() ? 0 : height_of(info_);
+    summary_hidden_ = area.height() - fixed - shown_notes < kMinDataHeight;
+    if (summary_hidden_) {
+        fixed -= height_of(subtitle_);
+        subtitle_->setText(QString());
+        fixed += height_of(subtitle_);
+    }
     setToolTip(notes_collapsed_ ? tip_ + QStringLiteral("<br><br>") + notes_.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))
                                 : tip_);
     // Ticks spaced for the height the data area gets.
@@ -1311,9 +1409,10 @@ std::optional<StagePlot::Hit> StagePlot::hitAt(const QPointF& pixel) const {
     std::optional<Hit> best;
     double best_distance = 10.0 * 10.0;
     const bool log_y = yAxis->scaleType() == QCPAxis::stLogarithmic;
+    const bool logits_axis = stage_ == Stage::Widen;
     const auto consider = [&](const CurvePoint& point) {
-        const double q = point.shownProb();
-        if (log_y && !(q > 0.0)) return;
+        const double q = logits_axis ? point.token.logit : point.shownProb();
+        if ((log_y && !(q > 0.0)) || !std::isfinite(q)) return;
         const double dx = xAxis->coordToPixel(static_cast<double>(point.rank)) - pixel.x();
         const double dy = yAxis->coordToPixel(q) - pixel.y();
         const double distance = dx * dx + dy * dy;

@@ -40,6 +40,8 @@ public:
     explicit StagePlot(Stage stage, QWidget* parent = nullptr);
 
     Stage stage() const { return stage_; }
+    // "4. Greedy": the contract's stages numbered in its order (llama.cpp's extra stages carry no number).
+    QString stageTitle() const;
     void showView(const std::shared_ptr<const TraceView>& view, std::int32_t selected_id, bool log_scale);
 
     // A view for this plot, or none to follow defaultPlotMode; redraws.
@@ -54,6 +56,8 @@ public:
     // Every note, also when a short plot shows only the first line.
     QString fullNoteText() const { return notes_; }
     bool notesCollapsed() const { return notes_collapsed_; }
+    // Whether the stage's summary line gave way to the data area (it is in the tooltip).
+    bool summaryHidden() const { return summary_hidden_; }
     // The smallest height the data area gets before notes move to the tooltip.
     static constexpr int kMinDataHeight = 110;
 
@@ -150,6 +154,7 @@ private:
     QString notes_;                 // every note, one a line, unwrapped
     QString summary_;               // the stage's summary, unwrapped
     bool notes_collapsed_ = false;
+    bool summary_hidden_ = false;
     QString tip_;                   // the formula tip
     std::vector<Placed> placed_;
     std::vector<QPointF> markers_;  // plot coordinates (key, value on yAxis2 when the flag says) of markers labels avoid

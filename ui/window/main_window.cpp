@@ -1,5 +1,8 @@
 #include "ui/window/main_window.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
@@ -32,6 +35,7 @@
 #include "ui/window/dialog_folders.h"
 #include "ui/window/export.h"
 #include "ui/window/help.h"
+#include "ui/common/font_scale.h"
 #include "ui/common/thread_clock.h"
 
 namespace samplescope::ui {
@@ -90,17 +94,36 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     layout->addWidget(views_, 1);
     setCentralWidget(central);
     addView(pipeline_, QStringLiteral("Pipeline"));
-    addView(tokens_, QStringLiteral("Token table"));
-    addView(logits_, QStringLiteral("Logits input"));
+    addView(tokens_, QStringLiteral("Tokens"));
+    addView(logits_, QStringLiteral("Logits"));
     addInputViews();
     addGenerateView();
     addMultistepViews();
+    // Short tab titles, so a laptop's 1280 px shows every tab; each tab's tooltip gives its full name.
+    const std::pair<QWidget*, const char*> full_names[] = {
+        {generate_, "Generate: a language model writes text through the pipeline"},
+        {speculative_, "Speculative: a draft model proposes, the target verifies, round by round"},
+        {beam_, "Beam: beam search on the model, drawn as a tree"},
+        {pipeline_, "Pipeline: every stage of the contract's pipeline, then the draw"},
+        {tokens_, "Token table: every token through every stage"},
+        {logits_, "Logits input: the row, editable"},
+        {compare_pipelines_, "Compare pipelines: two engines' pipelines on the same row and seed"},
+        {histogram_, "Empirical sampling: many draws against the exact distribution"},
+        {batch_compare_, "CPU vs batch engine: a [B, V] batch, row by row"},
+        {verify_, "Verify a sampler: a sampler's own draws against the exact q"},
+        {responses_, "Response: a server's response with logprobs, token by token"}};
+    for (const auto& [view, name] : full_names) {
+        for (int i = 0; i < views_->count(); ++i) {
+            if (views_->widget(i) == view || views_->widget(i)->isAncestorOf(view)) views_->setTabToolTip(i, QString::fromUtf8(name));
+        }
+    }
 
     auto* parameters_scroll = new QScrollArea(this);
     parameters_scroll->setWidget(parameters_);
     parameters_scroll->setWidgetResizable(true);
     parameters_scroll->setFrameShape(QFrame::NoFrame);
-    parameters_scroll->setMinimumWidth(370);
+    parameters_scroll->setObjectName(QStringLiteral("parameters_scroll"));
+    parameters_scroll->setMinimumWidth(static_cast<int>(std::lround(kParametersWidth * fontScale())));
     // The llama.cpp group open needs a little more than the dock's laptop width (and then a vertical
     // bar): it scrolls sideways rather than cutting the rightmost buttons.
     parameters_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
@@ -298,7 +321,7 @@ void MainWindow::showView(QWidget* view) {
 void MainWindow::addInputViews() {
     compare_pipelines_ = new PipelineCompareView(this);
     compare_pipelines_->setObjectName(QStringLiteral("compare_pipelines"));
-    addInputView(compare_pipelines_, QStringLiteral("Compare pipelines"), [this](const WindowInput& input) {
+    addInputView(compare_pipelines_, QStringLiteral("Compare"), [this](const WindowInput& input) {
         compare_pipelines_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids,
                                      input.mirostat_mu);
     });
@@ -327,7 +350,7 @@ void MainWindow::addInputViews() {
 
     histogram_ = new EmpiricalHistogramView(this);
     histogram_->setObjectName(QStringLiteral("empirical_sampling"));
-    addInputView(histogram_, QStringLiteral("Empirical sampling"), [this](const WindowInput& input) {
+    addInputView(histogram_, QStringLiteral("Histogram"), [this](const WindowInput& input) {
         histogram_->setInput(input.logits, input.labels, input.params, input.prompt_ids, input.output_ids);
     });
 
@@ -335,7 +358,7 @@ void MainWindow::addInputViews() {
     // double-clicked row opens here, in the stage view, with its stream position.
     batch_compare_ = new CompareView(this);
     batch_compare_->setObjectName(QStringLiteral("batch_compare"));
-    addView(scrolledPage(batch_compare_), QStringLiteral("CPU vs batch engine"));
+    addView(scrolledPage(batch_compare_), QStringLiteral("Batch"));
     connect(batch_compare_, &CompareView::openRowRequested, this,
             [this](std::vector<double> logits, SamplingParams params, std::vector<std::int64_t> prompt,
                    std::vector<std::int64_t> output, std::uint64_t skip_draws) {
@@ -350,7 +373,7 @@ void MainWindow::addInputViews() {
     auto* verify = new VerifyView(this);
     verify_ = verify;
     verify->setObjectName(QStringLiteral("verify_sampler"));
-    addView(scrolledPage(verify), QStringLiteral("Verify a sampler"));
+    addView(scrolledPage(verify), QStringLiteral("Verify"));
 
     // A server's response with logprobs; it opens its own files, and a token opens here as a row.
     responses_ = new ResponseView(this);
@@ -507,14 +530,62 @@ void MainWindow::buildMenus() {
     log_scale->setCheckable(true);
     connect(log_scale, &QAction::toggled, pipeline_->logScaleBox(), &QCheckBox::setChecked);
     connect(pipeline_->logScaleBox(), &QCheckBox::toggled, log_scale, &QAction::setChecked);
+    QAction* presentation = view->addAction(QStringLiteral("&Presentation font size"));
+    presentation->setObjectName(QStringLiteral("action_presentation_font"));
+    presentation->setCheckable(true);
+    presentation->setChecked(fontScale() != 1.0);
+    presentation->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    presentation->setStatusTip(QStringLiteral("Every font and plot label %1 times larger, for a projector (--font-scale sets any factor)")
+                                   .arg(kPresentationFontScale));
+    connect(presentation, &QAction::toggled, this, [this](bool on) { setFontScale(on ? kPresentationFontScale : 1.0); });
+    // Ctrl++ and Ctrl+- step the factor by a fifth, within its range.
+    const auto step_font = [this](double by) {
+        setFontScale(std::clamp(std::round(fontScale() * by * 100.0) / 100.0, kMinFontScale, kMaxFontScale));
+    };
+    QAction* larger = view->addAction(QStringLiteral("&Larger text"));
+    larger->setObjectName(QStringLiteral("action_larger_text"));
+    larger->setShortcuts(QKeySequence::ZoomIn);
+    connect(larger, &QAction::triggered, this, [step_font] { step_font(1.2); });
+    QAction* smaller = view->addAction(QStringLiteral("&Smaller text"));
+    smaller->setObjectName(QStringLiteral("action_smaller_text"));
+    smaller->setShortcuts(QKeySequence::ZoomOut);
+    connect(smaller, &QAction::triggered, this, [step_font] { step_font(1.0 / 1.2); });
+    // Ctrl+Tab and Ctrl+Shift+Tab cycle the views wherever the focus is (a table or a text box keeps its own Tab).
+    QAction* next_tab = view->addAction(QStringLiteral("&Next tab"));
+    next_tab->setObjectName(QStringLiteral("action_next_tab"));
+    next_tab->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Tab), QKeySequence(Qt::CTRL | Qt::Key_PageDown)});
+    connect(next_tab, &QAction::triggered, this, [this] { views_->setCurrentIndex((views_->currentIndex() + 1) % views_->count()); });
+    QAction* previous_tab = view->addAction(QStringLiteral("P&revious tab"));
+    previous_tab->setObjectName(QStringLiteral("action_previous_tab"));
+    previous_tab->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab),
+                                QKeySequence(Qt::CTRL | Qt::Key_PageUp)});
+    connect(previous_tab, &QAction::triggered, this,
+            [this] { views_->setCurrentIndex((views_->currentIndex() + views_->count() - 1) % views_->count()); });
     view->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
     help->addAction(QStringLiteral("&How sampling works here"), QKeySequence::HelpContents, this,
                     [this] { showHelpDialog(this, QStringLiteral("How sampling works here"), howSamplingWorksHtml()); });
+    help->addAction(QStringLiteral("&Glossary"), this, [this] {
+        showHelpDialog(this, QStringLiteral("Glossary"), glossaryHtml());
+    })->setObjectName(QStringLiteral("action_glossary"));
     help->addAction(QStringLiteral("&About SampleScope"), this,
                     [this] { showHelpDialog(this, QStringLiteral("About SampleScope"), aboutHtml()); });
+}
+
+void MainWindow::setFontScale(double factor) {
+    ui::setFontScale(factor);  // throws InputError out of range: nothing changed
+    // The parameters' dock is as wide as their text needs: its buttons are never cut.
+    if (auto* scroll = findChild<QScrollArea*>(QStringLiteral("parameters_scroll"))) {
+        scroll->setMinimumWidth(static_cast<int>(std::lround(kParametersWidth * factor)));
+    }
+    if (auto* action = findChild<QAction*>(QStringLiteral("action_presentation_font"))) {
+        const QSignalBlocker block(action);
+        action->setChecked(factor != 1.0);
+    }
+    statusBar()->showMessage(factor == 1.0 ? QStringLiteral("Font size: normal")
+                                           : QStringLiteral("Font size: %1 times normal").arg(factor));
 }
 
 void MainWindow::scheduleSampling() {

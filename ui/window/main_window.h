@@ -153,6 +153,11 @@ public:
 
     void step();
     void resetRequest();
+    // Every font and plot label `factor` times its normal size (View > Presentation font size,
+    // --font-scale). Throws InputError outside [kMinFontScale, kMaxFontScale].
+    void setFontScale(double factor);
+    // The parameters dock's width at font scale 1 (370 px: every button's text whole).
+    static constexpr int kParametersWidth = 370;
 
     // True when the newest request has been drawn (or refused).
     bool isDrawn() const;
