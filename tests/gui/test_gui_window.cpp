@@ -97,6 +97,24 @@ private slots:
         QVERIFY(pipeline->offNote()->text().startsWith(QStringLiteral("Off: ")));
     }
 
+    // Every stage on at 1280 x 720: the legends give their row to the data
+    // (their entries go to the tooltip); at 1600 x 1000 they are shown.
+    void shortPlotsGiveTheLegendsRowToTheData() {
+        window_->resize(1280, 720);
+        QCoreApplication::processEvents();
+        StagePlot* plot = window_->pipelineView()->plot(Stage::TopK);
+        plot->replot();
+        QVERIFY(plot->legendHidden());
+        QVERIFY2(plot->toolTip().contains(QStringLiteral("Marks: kept")), qPrintable(plot->toolTip()));
+        QVERIFY2(plot->axisRect()->rect().height() >= 60, qPrintable(QString::number(plot->axisRect()->rect().height())));
+        window_->resize(1600, 1000);
+        QCoreApplication::processEvents();
+        plot->replot();
+        QVERIFY(!plot->legendHidden());
+        QVERIFY(plot->legend->visible());
+        QVERIFY(!plot->toolTip().contains(QStringLiteral("Marks: ")));
+    }
+
     void ctrlTabSwitchesTabs() {
         window_->activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(window_.get()));

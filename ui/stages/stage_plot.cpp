@@ -204,12 +204,12 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     // A layout column is capped by the largest size of its elements, and a
     // legend's is the width of its items: alone in the plot's column it would
     // shrink the whole plot to that width. Spacers either side keep it centred.
-    auto* legend_row = new QCPLayoutGrid;
-    plotLayout()->addElement(4, 0, legend_row);
-    legend_row->addElement(0, 0, new QCPLayoutElement(this));
-    legend_row->addElement(0, 1, legend);
-    legend_row->addElement(0, 2, new QCPLayoutElement(this));
-    legend_row->setColumnSpacing(0);
+    legend_row_ = new QCPLayoutGrid;
+    plotLayout()->addElement(4, 0, legend_row_);
+    legend_row_->addElement(0, 0, new QCPLayoutElement(this));
+    legend_row_->addElement(0, 1, legend);
+    legend_row_->addElement(0, 2, new QCPLayoutElement(this));
+    legend_row_->setColumnSpacing(0);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setWrap(3);
     for (int row : {0, 1, 2, 4}) plotLayout()->setRowStretchFactor(row, 0.001);
@@ -300,6 +300,7 @@ void StagePlot::drawInactive(const TraceView& view) {
     for (const QString& line : reason.split(QLatin1Char('\n'))) lines << wrapWords(line, 34);
     text->setText(lines.join(QLatin1Char('\n')));
     text->setClipToAxisRect(false);
+    legend_wanted_ = false;
     legend->setVisible(false);
     axisRect()->setBackground(QBrush(QColor(0xF4, 0xF4, 0xF4)));
 }
@@ -366,6 +367,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     notes_.clear();
     notes_collapsed_ = false;
     info_->setText(QString());
+    legend_wanted_ = true;
     legend->setVisible(true);
     ids_by_key_.clear();
     axisRect()->setBackground(Qt::NoBrush);
@@ -1306,8 +1308,19 @@ void StagePlot::placeLabels() {
     }
 }
 
+void StagePlot::placeLegend(bool shown) {
+    legend->setVisible(shown);
+    const bool placed = legend->layout() == legend_row_;
+    if (shown && !placed) {
+        legend_row_->addElement(0, 1, legend);
+    } else if (!shown && placed) {
+        legend_row_->take(legend);
+    }
+}
+
 void StagePlot::fitToSpace() {
     const QRect area = viewport();
+    placeLegend(legend_wanted_);
     // The legend in as many columns as fit the width, so no entry is cut.
     if (legend->visible() && legend->itemCount() > 0) {
         int widest = 0;
@@ -1383,8 +1396,20 @@ void StagePlot::fitToSpace() {
         subtitle_->setText(QString());
         fixed += height_of(subtitle_);
     }
-    setToolTip(notes_collapsed_ ? tip_ + QStringLiteral("<br><br>") + notes_.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))
-                                : tip_);
+    // Shorter still (every stage on at 1280 x 720): the legend gives way, its entries go to the tooltip.
+    QString legend_tip;
+    if (legend->visible() && area.height() - fixed - shown_notes < kMinDataHeight) {
+        fixed -= legend->minimumOuterSizeHint().height() + 6;
+        placeLegend(false);
+        QStringList names;
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) names << item->plottable()->name();
+        }
+        legend_tip = QStringLiteral("<br><br>Marks: ") + names.join(QStringLiteral(" · ")).toHtmlEscaped();
+    }
+    setToolTip((notes_collapsed_ ? tip_ + QStringLiteral("<br><br>") + notes_.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))
+                                 : tip_) +
+               legend_tip);
     // Ticks spaced for the height the data area gets.
     const int data_height = std::max(40, area.height() - fixed - (notes_collapsed_ ? height_of(info_) : notes_height));
     const int ticks = std::clamp(data_height / 45, 2, 6);

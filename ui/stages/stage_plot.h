@@ -58,6 +58,8 @@ public:
     bool notesCollapsed() const { return notes_collapsed_; }
     // Whether the stage's summary line gave way to the data area (it is in the tooltip).
     bool summaryHidden() const { return summary_hidden_; }
+    // Shorter still: the legend gives way too, and the tooltip names the marks.
+    bool legendHidden() const { return legend_wanted_ && !legend->visible(); }
     // The smallest height the data area gets before notes move to the tooltip.
     static constexpr int kMinDataHeight = 110;
 
@@ -155,6 +157,9 @@ private:
     QString summary_;               // the stage's summary, unwrapped
     bool notes_collapsed_ = false;
     bool summary_hidden_ = false;
+    QCPLayoutGrid* legend_row_ = nullptr;
+    void placeLegend(bool shown);  // out of its row when hidden, so the row takes no height
+    bool legend_wanted_ = true;  // an active stage's plot has a legend; fitToSpace shows it where it fits
     QString tip_;                   // the formula tip
     std::vector<Placed> placed_;
     std::vector<QPointF> markers_;  // plot coordinates (key, value on yAxis2 when the flag says) of markers labels avoid
