@@ -22,6 +22,7 @@
 #include "ui/common/font_scale.h"
 #include "ui/window/export.h"
 #include "ui/window/help.h"
+#include "ui/panels/result_bar.h"
 #include "ui/window/main_window.h"
 
 using namespace samplescope;
@@ -113,6 +114,22 @@ private slots:
         QVERIFY(!plot->legendHidden());
         QVERIFY(plot->legend->visible());
         QVERIFY(!plot->toolTip().contains(QStringLiteral("Marks: ")));
+    }
+
+    // The answer line sits in a holder without a layout (its text changes at
+    // every press without a relayout of the window): the holder still gives
+    // it the height its text needs, before and after a new row.
+    void answerLineHasTheHeightItsTextNeeds() {
+        ResultBar* bar = window_->resultBar();
+        window_->resize(1280, 720);
+        QCoreApplication::processEvents();
+        QVERIFY(bar->isVisible());
+        QCOMPARE(bar->geometry(), bar->parentWidget()->rect());
+        QCOMPARE(bar->height(), bar->heightForWidth(bar->width()));
+        load(workedExample());
+        QCoreApplication::processEvents();
+        QCOMPARE(bar->height(), bar->heightForWidth(bar->width()));
+        QVERIFY(bar->text().contains(QStringLiteral("logprob")));
     }
 
     void ctrlTabSwitchesTabs() {

@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCursor>
 #include <QEvent>
+#include <QResizeEvent>
 #include <QToolTip>
 
 #include "engine/base/input_error.h"
@@ -96,6 +97,25 @@ void ResultBar::showView(const std::shared_ptr<const TraceView>& view) {
                  term(QStringLiteral("seed"), QStringLiteral("seed %1").arg(trace.seed)),
                  term(QStringLiteral("draws"), QStringLiteral("draws %1 → %2").arg(trace.draws_before).arg(trace.draws_consumed)));
     setText(first + QStringLiteral("<br><span style='color:#333333'>") + second + QStringLiteral("</span>"));
+    emit lineChanged();
+}
+
+ResultBarHolder::ResultBarHolder(ResultBar* bar, QWidget* parent) : QWidget(parent), bar_(bar) {
+    bar_->setParent(this);  // which hides it: shown again below
+    bar_->show();
+    QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
+    // The bar's own updateGeometry() stops here (no layout to invalidate): a
+    // new height is asked of the window's layout only when the text needs one.
+    connect(bar_, &ResultBar::lineChanged, this, [this] {
+        if (bar_->heightForWidth(width()) != height()) updateGeometry();
+    });
+}
+
+void ResultBarHolder::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    bar_->setGeometry(rect());
 }
 
 }  // namespace samplescope::ui

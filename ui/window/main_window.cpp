@@ -89,7 +89,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 0);
     layout->setSpacing(4);
     layout->addWidget(banner_);
-    layout->addWidget(result_);
+    layout->addWidget(new ResultBarHolder(result_, central));
     layout->addWidget(path_);
     layout->addWidget(views_, 1);
     setCentralWidget(central);
