@@ -108,9 +108,18 @@ ResultBarHolder::ResultBarHolder(ResultBar* bar, QWidget* parent) : QWidget(pare
     setSizePolicy(policy);
     // The bar's own updateGeometry() stops here (no layout to invalidate): a
     // new height is asked of the window's layout only when the text needs one.
-    connect(bar_, &ResultBar::lineChanged, this, [this] {
-        if (bar_->heightForWidth(width()) != height()) updateGeometry();
-    });
+    connect(bar_, &ResultBar::lineChanged, this, &ResultBarHolder::checkHeight);
+}
+
+void ResultBarHolder::checkHeight() {
+    if (bar_->heightForWidth(width()) != height()) updateGeometry();
+}
+
+bool ResultBarHolder::event(QEvent* event) {
+    // Posted by the bar's updateGeometry() to a parent without a layout: a new
+    // font (View > Presentation font size) may need a new height.
+    if (event->type() == QEvent::LayoutRequest) checkHeight();
+    return QWidget::event(event);
 }
 
 void ResultBarHolder::resizeEvent(QResizeEvent* event) {

@@ -48,9 +48,11 @@ public:
     QSize minimumSizeHint() const override { return {bar_->minimumSizeHint().width(), heightForWidth(width())}; }
 
 protected:
+    bool event(QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void checkHeight();
     ResultBar* bar_;
 };
 
