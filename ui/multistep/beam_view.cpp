@@ -343,9 +343,7 @@ GenerationJob BeamView::sampleJob(const std::vector<PromptWord>& words, std::siz
 void BeamView::start(const QString& prompt) {
     if (!model_->model()) {
         pending_prompt_ = prompt;
-        if (model_->state() == ModelSlot::State::Failed) model_->openFile(QString());
-        model_->ensure();
-        if (model_->state() == ModelSlot::State::Missing) {
+        if (!model_->ensureForRun()) {
             pending_prompt_.reset();
             emit errorRaised(missingModelMessage());
         }

@@ -37,6 +37,12 @@ void ModelSlot::ensure() {
     startLoading(QString());
 }
 
+bool ModelSlot::ensureForRun() {
+    if (state_ == State::Failed) openFile(QString());  // a new try
+    ensure();
+    return state_ != State::Missing;
+}
+
 void ModelSlot::openFile(const QString& path) {
     if (state_ == State::Loading) return;
     startLoading(path);

@@ -34,6 +34,9 @@ public:
     // Starts loading the default model unless one is loaded, loading or failed;
     // says what to install when it is missing.
     void ensure();
+    // For a run asked for before the model is there: ensure(), retrying a
+    // failed load first; false when the model is not installed.
+    bool ensureForRun();
     void openFile(const QString& path);
     // A model loaded before the window (the app's flags); a refused load is raised.
     void setModel(ModelLoad loaded);

@@ -352,9 +352,7 @@ std::shared_ptr<const LanguageModel> SpeculativeView::draftModel(const QString& 
 void SpeculativeView::start(const QString& prompt, int rounds) {
     if (!model_->model()) {
         pending_ = std::pair{prompt, rounds};
-        if (model_->state() == ModelSlot::State::Failed) model_->openFile(QString());  // a new try
-        model_->ensure();
-        if (model_->state() == ModelSlot::State::Missing) {
+        if (!model_->ensureForRun()) {
             pending_.reset();
             emit errorRaised(missingModelMessage());
         }
