@@ -268,6 +268,7 @@ public:
 };
 
 struct Sample {
+    const char* slider = "";   // the parameter whose slider got the key
     double total = 0.0;        // key sent -> last repaint done
     double delivery = 0.0;     // key sent -> key event at the slider
     double to_display = 0.0;   // key sent -> traceDisplayed
@@ -391,10 +392,30 @@ int run(int argc, char** argv, const std::string& display_note) {
             result_ms.push_back((ui::threadCpuMs() - t));
             window.repaint();
         }
+        // A temperature change redraws every stage after it: the pipeline view's heaviest common case.
+        std::vector<double> every_stage_ms;
+        for (int i = 0; i < 2; ++i) {
+            Request request = window.session().request();
+            SamplingParams params = request.params();
+            params.temperature = i % 2 ? 0.81 : 0.80;
+            request.set_params(params);
+            views[i] = ui::runSamplingJob(ui::SamplingJob{window.session().logits(), window.session().labels(), request,
+                                                           window.activePipelineView()->topN(), window.activePipelineView()->plotModes(),
+                                                           window.worker().latestGeneration()})
+                           .view;
+        }
+        for (int i = 0; i < 2 * rounds; ++i) {
+            const double t = ui::threadCpuMs();
+            window.activePipelineView()->showView(views[i % 2], -1);
+            every_stage_ms.push_back(ui::threadCpuMs() - t);
+            window.repaint();
+        }
         std::printf("parts, CPU time (median of %d, GUI thread, no events):\n", 2 * rounds);
         std::printf("  onTrace: PipelineView::showView %.1f ms, TokenTablePanel::setView %.1f ms, "
                     "StatisticsPanel::showView %.1f ms, ResultBar::showView %.1f ms\n", median(pipeline_ms), median(table_ms),
                     median(statistics_ms), median(result_ms));
+        std::printf("  PipelineView::showView when every stage changes (temperature 0.80 <-> 0.81): %.2f ms\n",
+                    median(every_stage_ms));
         // The window's own state again.
         if (generate_mode) {
             generate->showNextStep();
@@ -442,6 +463,7 @@ int run(int argc, char** argv, const std::string& display_note) {
                 for (const auto& stage : view.trace->stages) now_active += stage.active ? 1 : 0;
                 if (now_active < active) ++fewer_stages;
                 Sample s;
+                s.slider = key;
                 s.total = msBetween(sent, watcher.doneAt());
                 s.delivery = msBetween(sent, watcher.key_arrived_);
                 s.to_display = msBetween(sent, watcher.displayed_at_);
@@ -475,6 +497,25 @@ int run(int argc, char** argv, const std::string& display_note) {
     printDistribution("total (sent -> repaint done)", totals);
     std::printf("  under 16 ms: %.1f %%   under 33 ms: %.1f %%   median / engine step: %.1f\n", shareBelow(totals, 16.0),
                 shareBelow(totals, 33.0), median(totals) / yardstick);
+    std::printf("  median by slider, ms:");
+    for (const char* key : keys) {
+        std::vector<double> mine, work, step, rank, display, redraw;
+        for (const auto& s : samples) {
+            if (s.slider == key) {
+                mine.push_back(s.total);
+                work.push_back(s.worker);
+                step.push_back(s.worker_step);
+                rank.push_back(s.worker_rank);
+                display.push_back(s.worker_display);
+                redraw.push_back(s.on_trace);
+            }
+        }
+        if (!mine.empty()) {
+            std::printf("\n    %-20s %5.1f  (worker %4.1f: step %4.1f, ranking %4.1f, plot data %4.1f; onTrace %4.1f)", key, median(mine),
+                        median(work), median(step), median(rank), median(display), median(redraw));
+        }
+    }
+    std::printf("\n");
     std::printf("where the time goes (each row its own distribution):\n");
     printDistribution("X server + Qt delivery of the key", column(&Sample::delivery));
     printDistribution("queued submit, thread start, result", column(&Sample::handoff));
