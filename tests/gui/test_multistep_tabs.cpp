@@ -326,6 +326,48 @@ private slots:
         for (int at = best; at >= 0; at = tree->node(at).parent) QVERIFY(tree->node(at).chosen);
     }
 
+    // The tree's layout: a column per step, each parent's children from its own row down, so a
+    // column is as tall as its own nodes need. (A row for every leaf of the whole tree, as the
+    // first layout had, put later children far below their parents.)
+    void beamTreeIsCompact() {
+        startBeam(4, 8);
+        const BeamTreeView* view = beam()->treeView();
+        const auto& tree = view->tree();
+        QVERIFY(tree.has_value());
+        const auto& nodes = tree->nodes();
+        std::size_t leaves = 0;
+        std::map<std::size_t, std::vector<int>> columns;  // step -> nodes, top to bottom
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            leaves += nodes[i].children.empty() ? 1 : 0;
+            columns[nodes[i].step].push_back(static_cast<int>(i));
+        }
+        const int row = view->nodeRect(BeamTree::kRoot).height();
+        for (auto& [step, ids] : columns) {
+            std::sort(ids.begin(), ids.end(), [&](int a, int b) { return view->nodeRect(a).top() < view->nodeRect(b).top(); });
+            for (std::size_t k = 0; k < ids.size(); ++k) {
+                const QRect box = view->nodeRect(ids[k]);
+                QVERIFY(box.isValid());
+                const int parent = nodes[static_cast<std::size_t>(ids[k])].parent;
+                if (parent < 0) continue;
+                const QRect above = k > 0 ? view->nodeRect(ids[k - 1]) : QRect();
+                // Never above its parent; right under the node before it, or level with its parent.
+                QVERIFY(box.top() >= view->nodeRect(parent).top());
+                if (k > 0) {
+                    QVERIFY(box.top() > above.bottom());  // no overlap
+                    // The children keep their parents' order down the column.
+                    QVERIFY(view->nodeRect(parent).top() >= view->nodeRect(nodes[static_cast<std::size_t>(ids[k - 1])].parent).top());
+                }
+                const int gap = k > 0 ? box.top() - above.bottom() : 0;
+                QVERIFY2(k == 0 || gap <= row / 2 || box.top() == view->nodeRect(parent).top(),
+                         qPrintable(QStringLiteral("step %1 node %2: a gap of %3 px").arg(step).arg(ids[k]).arg(gap)));
+            }
+        }
+        // Far fewer rows than leaves.
+        const int rows_tall = view->sizeHint().height() / row;
+        QVERIFY2(static_cast<std::size_t>(rows_tall) * 2 < leaves,
+                 qPrintable(QStringLiteral("%1 rows for %2 leaves").arg(rows_tall).arg(leaves)));
+    }
+
     void beamRefusesBadInput() {
         startBeam(2, 6);
         const auto tokens = beam()->result().front().tokens;

@@ -1,7 +1,6 @@
 #include "ui/multistep/beam_tree_view.h"
 
 #include <algorithm>
-#include <functional>
 
 #include <QHelpEvent>
 #include <QPainter>
@@ -107,23 +106,29 @@ void BeamTreeView::layoutTree() {
         x += widths[d] + std::max(kGapX, beside[d] + 8);
     }
     boxes_.assign(nodes.size(), QRect());
-    int next_row = 0;
-    // Leaves take the rows in order; a parent sits on its first (best) child's row, so the
-    // best continuation reads as a straight line from the root (centred parents scattered a
-    // deep tree's root and first steps far below the rows on screen).
-    std::function<int(int)> place = [&](int id) -> int {
-        const BeamNode& node = nodes[static_cast<std::size_t>(id)];
-        int y = 0;
-        if (node.children.empty()) {
-            y = header + kMargin + next_row++ * (row + kRowGap);
-        } else {
-            y = place(node.children.front());
-            for (std::size_t c = 1; c < node.children.size(); ++c) place(node.children[c]);
+    // A column per step, its nodes in the order of their parents' rows: each parent's children (best
+    // first) take the rows from the parent's own row down, where those are free. The best continuation
+    // stays level with its parent when it can, and a column is only as tall as its own nodes need (a
+    // row for every leaf of the whole tree put a parent's later children hundreds of rows below it).
+    std::vector<int> row_of(nodes.size(), 0);
+    std::vector<int> column{BeamTree::kRoot};
+    while (!column.empty()) {
+        std::vector<int> next;
+        int next_free = 0;
+        for (const int parent : column) {
+            int r = std::max(next_free, row_of[static_cast<std::size_t>(parent)]);
+            for (const int child : nodes[static_cast<std::size_t>(parent)].children) {
+                row_of[static_cast<std::size_t>(child)] = r++;
+                next.push_back(child);
+            }
+            next_free = r;
         }
-        boxes_[static_cast<std::size_t>(id)] = QRect(column_x_[node.step], y, box_width[static_cast<std::size_t>(id)], row);
-        return y;
-    };
-    place(BeamTree::kRoot);
+        column = std::move(next);
+    }
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const int y = header + kMargin + row_of[i] * (row + kRowGap);
+        boxes_[i] = QRect(column_x_[nodes[i].step], y, box_width[i], row);
+    }
     int right = 0;
     int bottom = 0;
     for (std::size_t i = 0; i < boxes_.size(); ++i) {
