@@ -4,8 +4,9 @@
 // row not sorted again), the view each stage opens in, the hover text of a bar
 // and of a point, a click in either view, the chosen label inside the data
 // area for a rank-1 chosen bar, legend entries never cut, the top-p star clear
-// of its label, notes folded on a short plot, and a stage skipped after greedy
-// titled as skipped.
+// of its label, notes folded on a short plot, a stage skipped after greedy
+// titled as skipped, and the cached legend entries and text elements drawn
+// pixel for pixel as QCustomPlot's own.
 #include <QtTest>
 
 #include <algorithm>
@@ -17,7 +18,9 @@
 #include "ui/common/examples.h"
 #include "ui/common/plot_data.h"
 #include "ui/common/trace_view.h"
+#include "ui/stages/legend_item.h"
 #include "ui/stages/stage_plot.h"
+#include "ui/stages/text_element.h"
 
 using namespace samplescope;
 using namespace samplescope::ui;
@@ -375,6 +378,61 @@ private slots:
                  qPrintable(QString::number(plot.axisRect()->rect().height())));
         showAt(plot, 400, 700);
         QVERIFY(!plot.notesCollapsed());
+    }
+
+    // The cached legend entries and text elements draw what QCustomPlot's own draw, pixel for
+    // pixel, and ask the layout for the same sizes: names and texts of the stage plots (one line,
+    // several lines, a new one, one seen before), in the plots' fonts.
+    void cachedTextDrawsAsQCustomPlotDoes() {
+        const auto render = [](bool cached, const QStringList& texts, const QFont& font) {
+            QCustomPlot plot;
+            plot.resize(420, 360);
+            plot.legend->setVisible(true);
+            plot.legend->setFont(font);
+            plot.legend->setIconSize(18, 10);
+            plot.legend->setBorderPen(Qt::NoPen);
+            for (const QString& name : {QStringLiteral("kept"), QStringLiteral("chosen"), QStringLiteral("q before"),
+                                        QStringLiteral("rest, dropped")}) {
+                auto* bars = new QCPBars(plot.xAxis, plot.yAxis);
+                bars->setName(name);
+                bars->setBrush(QColor(0x00, 0x72, 0xB2));
+            }
+            auto* graph = plot.addGraph();
+            graph->setName(QStringLiteral("kept: q after"));
+            graph->setPen(QPen(QColor(0x00, 0x72, 0xB2), 1.6));
+            int row = 0;
+            for (const QString& text : texts) {
+                plot.plotLayout()->insertRow(row);
+                QCPTextElement* element = cached ? new TextElement(&plot, text, font) : new QCPTextElement(&plot, text, font);
+                plot.plotLayout()->addElement(row++, 0, element);
+            }
+            if (cached) useCachedLegendItems(plot.legend);
+            std::vector<QSize> sizes;
+            for (int i = 0; i < plot.legend->itemCount(); ++i) {
+                sizes.push_back(static_cast<QCPLayoutElement*>(plot.legend->item(i))->minimumOuterSizeHint());
+            }
+            for (int i = 0; i < row; ++i) sizes.push_back(plot.plotLayout()->element(i, 0)->minimumOuterSizeHint());
+            return std::make_pair(plot.toPixmap(420, 360).toImage(), sizes);
+        };
+        QFont font = QApplication::font();
+        font.setPointSizeF(8.0);
+        const QStringList texts{QStringLiteral("5. Temperature"), QStringLiteral("Every logit divided by T."),
+                                QStringLiteral("kept 128,256 of 128,256 (more: hover)\nsummed beyond the top 30: 128,226 kept (q 0.366)"),
+                                QStringLiteral("Keep ids with q >= min_p x max q over the kept\nset."),
+                                QStringLiteral("Every logit divided by T.")};
+        for (const QFont& f : {font, QApplication::font()}) {
+            const auto [plain, plain_sizes] = render(false, texts, f);
+            const auto [cached, cached_sizes] = render(true, texts, f);
+            QCOMPARE(cached_sizes, plain_sizes);
+            QCOMPARE(cached, plain);
+            // Again, from the caches.
+            QCOMPARE(render(true, texts, f).first, plain);
+        }
+        // The legend really holds the cached kind.
+        QCustomPlot plot;
+        new QCPBars(plot.xAxis, plot.yAxis);
+        useCachedLegendItems(plot.legend);
+        QVERIFY(dynamic_cast<LegendItem*>(plot.legend->item(0)));
     }
 
     void skippedAfterGreedySaysSo() {

@@ -14,6 +14,7 @@
 #include "engine/base/input_error.h"
 #include "ui/common/font_scale.h"
 #include "ui/common/palette.h"
+#include "ui/stages/legend_item.h"
 #include "ui/stages/text_element.h"
 
 namespace samplescope::ui {
@@ -1320,6 +1321,7 @@ void StagePlot::placeLegend(bool shown) {
 
 void StagePlot::fitToSpace() {
     const QRect area = viewport();
+    useCachedLegendItems(legend);
     placeLegend(legend_wanted_);
     // The legend in as many columns as fit the width, so no entry is cut.
     if (legend->visible() && legend->itemCount() > 0) {

@@ -1,12 +1,19 @@
-// A QCPTextElement that measures its text once per text and font. QCustomPlot
-// measures a text element (two layouts of the whole text) at every replot and
-// at every size query, and a stage plot asks for sizes again to fit its notes:
-// at a key press that shaping was about a tenth of redrawing a plot.
+// A QCPTextElement that measures and lays out its text once per text and font.
+// QCustomPlot measures a text element (two layouts of the whole text) at every
+// replot and at every size query, and shapes it again to draw it; a stage plot
+// also sets its notes' text twice a replot (whole, then folded when the plot is
+// short) and asks for sizes again to fit them. The measured size and the laid
+// out text (QStaticText) are kept in a process-wide cache, so a text seen
+// before (a title, a fixed note, the other of the two forms) costs a lookup.
+// It draws what QCPTextElement draws with its default flags (centred, the lines
+// as given).
 #pragma once
 
+#include <memory>
+
 #include <QFont>
-#include <QFontMetrics>
 #include <QSize>
+#include <QStaticText>
 #include <QString>
 
 #include <qcustomplot.h>
@@ -18,34 +25,23 @@ public:
     TextElement(QCustomPlot* plot, const QString& text, const QFont& font) : QCPTextElement(plot, text, font) {}
 
     // As QCPTextElement's (the text's bounding box plus the margins; no upper width).
-    QSize minimumOuterSizeHint() const override {
-        QSize size = textSize();
-        size.rwidth() += mMargins.left() + mMargins.right();
-        size.rheight() += mMargins.top() + mMargins.bottom();
-        return size;
-    }
-    QSize maximumOuterSizeHint() const override {
-        QSize size = textSize();
-        size.setWidth(QWIDGETSIZE_MAX);
-        size.rheight() += mMargins.top() + mMargins.bottom();
-        return size;
-    }
+    QSize minimumOuterSizeHint() const override;
+    QSize maximumOuterSizeHint() const override;
+
+    struct LaidOut {
+        QSize size;  // QFontMetrics::boundingRect of the text, as QCPTextElement measures it
+        QStaticText text;
+    };
+
+protected:
+    void draw(QCPPainter* painter) override;
 
 private:
-    QSize textSize() const {
-        if (!measured_ || measured_text_ != mText || measured_font_ != mFont) {
-            measured_size_ = QFontMetrics(mFont).boundingRect(0, 0, 0, 0, Qt::TextDontClip, mText).size();
-            measured_text_ = mText;
-            measured_font_ = mFont;
-            measured_ = true;
-        }
-        return measured_size_;
-    }
+    const LaidOut& laidOut(const QFont& font) const;
 
-    mutable bool measured_ = false;
-    mutable QString measured_text_;
-    mutable QFont measured_font_;
-    mutable QSize measured_size_;
+    mutable std::shared_ptr<const LaidOut> laid_out_;
+    mutable QString laid_out_text_;
+    mutable QFont laid_out_font_;
 };
 
 }  // namespace samplescope::ui
