@@ -399,7 +399,7 @@ private slots:
             }
             auto* graph = plot.addGraph();
             graph->setName(QStringLiteral("kept: q after"));
-            graph->setPen(QPen(QColor(0x00, 0x72, 0xB2), 1.6));
+            graph->setPen(QPen(QColor(0x00, 0x72, 0xB2), 1.0));
             int row = 0;
             for (const QString& text : texts) {
                 plot.plotLayout()->insertRow(row);
