@@ -15,6 +15,7 @@
 #include "ui/common/font_scale.h"
 #include "ui/common/palette.h"
 #include "ui/stages/legend_item.h"
+#include "ui/stages/scatter_marks.h"
 #include "ui/stages/text_element.h"
 
 namespace samplescope::ui {
@@ -30,27 +31,6 @@ QPen beforePen() {
     QPen pen(palette::kBlack, 1.0, Qt::CustomDashLine);
     pen.setDashPattern({2.0, 2.0});
     return pen;
-}
-
-// A 3.5 px disc as a scatter: drawn once into a pixmap, then copied at each
-// point, where QCustomPlot's ssDisc rasterises an antialiased ellipse per point
-// (a curve's few hundred points cost more than the rest of its plot).
-QCPScatterStyle discScatter(const QColor& color) {
-    // GUI thread only; never destroyed, so no pixmap outlives the application object.
-    static auto* known = new QHash<QRgb, QPixmap>;
-    auto it = known->find(color.rgba());
-    if (it == known->end()) {
-        QPixmap disc(5, 5);  // odd, so the disc's centre is a pixel's centre where QCustomPlot places it
-        disc.fill(Qt::transparent);
-        QPainter painter(&disc);
-        painter.setRenderHint(QPainter::Antialiasing);
-        painter.setPen(Qt::NoPen);
-        painter.setBrush(color);
-        painter.drawEllipse(QPointF(2.5, 2.5), 1.75, 1.75);
-        painter.end();
-        it = known->insert(color.rgba(), disc);
-    }
-    return QCPScatterStyle(*it);
 }
 
 QString countText(std::size_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
