@@ -9,6 +9,7 @@
 #include "ui/common/count_text.h"
 #include "ui/common/font_scale.h"
 #include "ui/common/palette.h"
+#include "ui/stages/scatter_marks.h"
 #include "ui/stages/text_element.h"
 
 namespace samplescope::ui {
@@ -101,7 +102,7 @@ void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::i
     steps->setObjectName(QStringLiteral("cumulative"));
     steps->setPen(palette::cumulativePen());
     steps->setLineStyle(n > 2000 ? QCPGraph::lsLine : QCPGraph::lsStepCenter);
-    if (n <= 2000) steps->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, palette::kBluishGreen, Qt::white, 5));
+    if (n <= 2000) steps->setScatterStyle(ringScatter(palette::kBluishGreen, Qt::white, 5));
     steps->setData(keys, values, true);
 
     // The chosen interval: a band across the plot and the token's own step.

@@ -12,5 +12,8 @@ namespace samplescope::ui {
 
 // A 3.5 px filled disc.
 QCPScatterStyle discScatter(const QColor& color);
+// A circle of `diameter` px outlined 1 px in `pen` and filled with `fill`, as
+// QCPScatterStyle(ssCircle, pen, fill, diameter) draws it.
+QCPScatterStyle ringScatter(const QColor& pen, const QColor& fill, int diameter);
 
 }  // namespace samplescope::ui
