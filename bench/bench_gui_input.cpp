@@ -363,16 +363,20 @@ int run(int argc, char** argv, const std::string& display_note) {
         const int rounds = 10;
         std::vector<double> pipeline_ms, table_ms, statistics_ms, result_ms;
         std::shared_ptr<const ui::TraceView> views[2];
-        for (int i = 0; i < 2; ++i) {
-            Request request = window.session().request();
-            SamplingParams params = request.params();
-            params.top_p = i % 2 ? 0.89 : 0.90;
-            request.set_params(params);
-            views[i] = ui::runSamplingJob(ui::SamplingJob{window.session().logits(), window.session().labels(), request,
-                                                           window.activePipelineView()->topN(), window.activePipelineView()->plotModes(),
-                                                           window.worker().latestGeneration()})
-                           .view;
-        }
+        // The window's request with one parameter set to each of two values, traced as the worker traces it.
+        const auto make_views = [&window, &views](double SamplingParams::*field, double first, double second) {
+            for (int i = 0; i < 2; ++i) {
+                Request request = window.session().request();
+                SamplingParams params = request.params();
+                params.*field = i % 2 ? second : first;
+                request.set_params(params);
+                views[i] = ui::runSamplingJob(ui::SamplingJob{window.session().logits(), window.session().labels(), request,
+                                                               window.activePipelineView()->topN(), window.activePipelineView()->plotModes(),
+                                                               window.worker().latestGeneration()})
+                               .view;
+            }
+        };
+        make_views(&SamplingParams::top_p, 0.90, 0.89);
         for (int i = 0; i < 2 * rounds; ++i) {
             const auto& view = views[i % 2];
             double t = ui::threadCpuMs();
@@ -394,16 +398,7 @@ int run(int argc, char** argv, const std::string& display_note) {
         }
         // A temperature change redraws every stage after it: the pipeline view's heaviest common case.
         std::vector<double> every_stage_ms;
-        for (int i = 0; i < 2; ++i) {
-            Request request = window.session().request();
-            SamplingParams params = request.params();
-            params.temperature = i % 2 ? 0.81 : 0.80;
-            request.set_params(params);
-            views[i] = ui::runSamplingJob(ui::SamplingJob{window.session().logits(), window.session().labels(), request,
-                                                           window.activePipelineView()->topN(), window.activePipelineView()->plotModes(),
-                                                           window.worker().latestGeneration()})
-                           .view;
-        }
+        make_views(&SamplingParams::temperature, 0.80, 0.81);
         for (int i = 0; i < 2 * rounds; ++i) {
             const double t = ui::threadCpuMs();
             window.activePipelineView()->showView(views[i % 2], -1);
