@@ -384,7 +384,12 @@ private slots:
     // pixel, and ask the layout for the same sizes: names and texts of the stage plots (one line,
     // several lines, a new one, one seen before), in the plots' fonts.
     void cachedTextDrawsAsQCustomPlotDoes() {
-        const auto render = [](bool cached, const QStringList& texts, const QFont& font) {
+        struct Rendered {
+            QImage image;
+            std::vector<QSize> sizes;    // each legend entry's and text element's minimum size
+            std::vector<QRect> regions;  // where each was placed
+        };
+        const auto render = [](bool cached, const QStringList& texts, const QFont& font, double scale = 1.0) {
             QCustomPlot plot;
             plot.resize(420, 360);
             plot.legend->setVisible(true);
@@ -407,12 +412,27 @@ private slots:
                 plot.plotLayout()->addElement(row++, 0, element);
             }
             if (cached) useCachedLegendItems(plot.legend);
-            std::vector<QSize> sizes;
-            for (int i = 0; i < plot.legend->itemCount(); ++i) {
-                sizes.push_back(static_cast<QCPLayoutElement*>(plot.legend->item(i))->minimumOuterSizeHint());
+            Rendered out;
+            out.image = plot.toPixmap(420, 360, scale).toImage();
+            std::vector<QCPLayoutElement*> elements;
+            for (int i = 0; i < plot.legend->itemCount(); ++i) elements.push_back(plot.legend->item(i));
+            for (int i = 0; i < row; ++i) elements.push_back(plot.plotLayout()->element(i, 0));
+            for (QCPLayoutElement* element : elements) {
+                out.sizes.push_back(element->minimumOuterSizeHint());
+                out.regions.push_back(element->outerRect());
             }
-            for (int i = 0; i < row; ++i) sizes.push_back(plot.plotLayout()->element(i, 0)->minimumOuterSizeHint());
-            return std::make_pair(plot.toPixmap(420, 360).toImage(), sizes);
+            return out;
+        };
+        // The bounding box of what is drawn in `region` (logical pixels) of an image drawn at `scale`.
+        const auto inkBox = [](const QImage& image, const QRect& region, int scale) {
+            QRect box;
+            const QRect area = QRect(region.topLeft() * scale, region.size() * scale) & image.rect();
+            for (int y = area.top(); y <= area.bottom(); ++y) {
+                for (int x = area.left(); x <= area.right(); ++x) {
+                    if (qGray(image.pixel(x, y)) < 250) box |= QRect(x, y, 1, 1);
+                }
+            }
+            return box;
         };
         QFont font = QApplication::font();
         font.setPointSizeF(8.0);
@@ -421,12 +441,26 @@ private slots:
                                 QStringLiteral("Keep ids with q >= min_p x max q over the kept\nset."),
                                 QStringLiteral("Every logit divided by T.")};
         for (const QFont& f : {font, QApplication::font()}) {
-            const auto [plain, plain_sizes] = render(false, texts, f);
-            const auto [cached, cached_sizes] = render(true, texts, f);
-            QCOMPARE(cached_sizes, plain_sizes);
-            QCOMPARE(cached, plain);
+            const Rendered plain = render(false, texts, f);
+            const Rendered cached = render(true, texts, f);
+            QCOMPARE(cached.sizes, plain.sizes);
+            QCOMPARE(cached.regions, plain.regions);
+            QCOMPARE(cached.image, plain.image);
             // Again, from the caches.
-            QCOMPARE(render(true, texts, f).first, plain);
+            QCOMPARE(render(true, texts, f).image, plain.image);
+            // At twice the size, as File > Export writes a PNG, the scaled glyphs are placed to a
+            // subpixel differently: each entry's and text's ink in the same box, within a pixel.
+            const Rendered plain2 = render(false, texts, f, 2.0);
+            const Rendered cached2 = render(true, texts, f, 2.0);
+            for (std::size_t i = 0; i < plain2.regions.size(); ++i) {
+                const QRect a = inkBox(plain2.image, plain2.regions[i], 2);
+                const QRect b = inkBox(cached2.image, cached2.regions[i], 2);
+                QVERIFY2(!a.isEmpty() && a.marginsAdded(QMargins(1, 1, 1, 1)).contains(b) &&
+                             b.marginsAdded(QMargins(1, 1, 1, 1)).contains(a),
+                         qPrintable(QStringLiteral("element %1: ink at %2,%3 %4x%5 against %6,%7 %8x%9")
+                                        .arg(i).arg(b.x()).arg(b.y()).arg(b.width()).arg(b.height())
+                                        .arg(a.x()).arg(a.y()).arg(a.width()).arg(a.height())));
+            }
         }
         // The legend really holds the cached kind.
         QCustomPlot plot;
