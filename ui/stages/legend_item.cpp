@@ -16,7 +16,8 @@ namespace {
 // name. The GUI thread is the only reader. A plot's names are few; past a bound
 // (names made from data would be) the cache starts again rather than grow.
 std::shared_ptr<const LegendItem::MeasuredName> measure(const QFont& font, int icon_height, const QString& name) {
-    static std::unordered_map<QString, std::shared_ptr<const LegendItem::MeasuredName>> cache;
+    // Never destroyed: no laid-out text (and its font) is torn down after the application object.
+    static auto& cache = *new std::unordered_map<QString, std::shared_ptr<const LegendItem::MeasuredName>>;
     constexpr std::size_t kMaxNames = 512;
     const QString key = font.key() + QLatin1Char('\x1f') + QString::number(icon_height) + QLatin1Char('\x1f') + name;
     if (const auto found = cache.find(key); found != cache.end()) return found->second;

@@ -12,7 +12,8 @@ namespace {
 // Keyed by the font's key and the text; the GUI thread is the only reader. Past
 // a bound (texts made from data are many over a session) it starts again.
 std::shared_ptr<const TextElement::LaidOut> layOut(const QFont& font, const QString& text) {
-    static std::unordered_map<QString, std::shared_ptr<const TextElement::LaidOut>> cache;
+    // Never destroyed: no laid-out text (and its font) is torn down after the application object.
+    static auto& cache = *new std::unordered_map<QString, std::shared_ptr<const TextElement::LaidOut>>;
     constexpr std::size_t kMaxTexts = 1024;
     const QString key = font.key() + QLatin1Char('\x1f') + text;
     if (const auto found = cache.find(key); found != cache.end()) return found->second;
