@@ -13,7 +13,6 @@ namespace samplescope::ui {
 
 namespace {
 
-QString exact(double value) { return QString::fromStdString(format_number(value)); }
 
 // A term of the line: hovering it shows its tip (the link is never followed).
 QString term(const QString& key, const QString& text) {
@@ -65,16 +64,16 @@ void ResultBar::showView(const std::shared_ptr<const TraceView>& view) {
                      : QStringLiteral("The token the next draw picks: the first id, in ascending id order, whose "
                                       "cumulative final q passes u. %1, id %2.").arg(label, id);
     tips_[QStringLiteral("q")] = QStringLiteral("Its probability in the final distribution, after every stage: the "
-                                                "chance that a draw picks it.<br>Exact: %1").arg(exact(q));
+                                                "chance that a draw picks it.<br>Exact: %1").arg(exactNumber(q));
     tips_[QStringLiteral("logprob")] =
         QStringLiteral("The contract's logprob: log-softmax over all V ids of the logits after the penalties, "
                        "<b>before</b> temperature and truncation (docs/contract.md, section 2). Engines report "
-                       "other modes: Compare pipelines, Logprobs by engine.<br>Exact: %1").arg(exact(trace.logprob));
+                       "other modes: Compare pipelines, Logprobs by engine.<br>Exact: %1").arg(exactNumber(trace.logprob));
     if (trace.u) {
         tips_[QStringLiteral("u")] = QStringLiteral("The uniform in [0, 1) this draw takes from the seed's stream (draw "
                                                     "number %1 of the request).<br>Exact: %2")
                                          .arg(trace.draws_before + 1)
-                                         .arg(exact(*trace.u));
+                                         .arg(exactNumber(*trace.u));
     }
     tips_[QStringLiteral("kept")] = QStringLiteral("The final kept set: the ids every truncation stage kept, out of the "
                                                    "V ids of the row. Only these can be drawn.");

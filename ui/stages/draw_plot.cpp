@@ -16,8 +16,6 @@ namespace samplescope::ui {
 
 namespace {
 
-QString exact(double value) { return QString::fromStdString(format_number(value)); }
-QString countText(std::size_t n) { return groupedNumber(n); }
 constexpr std::size_t kMaxLabelledPoints = 24;
 
 }  // namespace
@@ -139,11 +137,11 @@ void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::i
         title_->setText(QStringLiteral("10. Draw: u = %1 \u2192 %2").arg(QString::number(*trace.u, 'g', 5), shortLabel));
         caption_->setText(QStringLiteral("u in [%1, %2): id %3\ninverse CDF over %4 kept ids, by id%5")
                               .arg(QString::number(low, 'g', 5), QString::number(high, 'g', 5), groupedNumber(trace.token),
-                                   countText(n), trace.fell_back ? QStringLiteral("\nu passed the last sum: fell back") : QString()));
+                                   groupedNumber(n), trace.fell_back ? QStringLiteral("\nu passed the last sum: fell back") : QString()));
         setToolTip(QStringLiteral("u = %1 falls in [%2, %3) of the cumulative q over the %4 final kept ids in ascending id "
                                   "order: token %5 (id %6), logprob %7 (after penalties, before T).%8")
-                       .arg(exact(*trace.u), exact(low), exact(high), countText(n), token_label.toHtmlEscaped(),
-                            groupedNumber(trace.token), exact(trace.logprob),
+                       .arg(exactNumber(*trace.u), exactNumber(low), exactNumber(high), groupedNumber(n), token_label.toHtmlEscaped(),
+                            groupedNumber(trace.token), exactNumber(trace.logprob),
                             trace.fell_back ? QStringLiteral(" u was not below the last sum: the draw fell back to the "
                                                              "largest kept id with q > 0.")
                                             : QString()));
@@ -154,7 +152,7 @@ void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::i
                               .arg(trace.draws_consumed));
         setToolTip(QStringLiteral("Greedy (T = 0): the argmax %1 (id %2), logprob %3. No draw was taken; draws consumed "
                                   "stays %4.")
-                       .arg(token_label.toHtmlEscaped(), groupedNumber(trace.token), exact(trace.logprob))
+                       .arg(token_label.toHtmlEscaped(), groupedNumber(trace.token), exactNumber(trace.logprob))
                        .arg(trace.draws_consumed));
     }
 

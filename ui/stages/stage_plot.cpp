@@ -12,6 +12,7 @@
 #include <QToolTip>
 
 #include "engine/base/input_error.h"
+#include "ui/common/count_text.h"
 #include "ui/common/font_scale.h"
 #include "ui/common/palette.h"
 #include "ui/stages/legend_item.h"
@@ -33,16 +34,14 @@ QPen beforePen() {
     return pen;
 }
 
-QString countText(std::size_t n) { return QLocale(QLocale::English).toString(static_cast<qulonglong>(n)); }
 QString num(double value, int digits = 4) { return QString::number(value, 'g', digits); }
-QString exact(double value) { return QString::fromStdString(format_number(value)); }
 
 // Labels on the x axis only while they stay readable; beyond that, ranks.
 constexpr std::size_t kMaxLabelledBars = 16;
 
 // Large counts in a few characters, for tick labels: 128,156 -> 128.2k.
 QString compactCount(std::size_t n) {
-    if (n < 10000) return countText(n);
+    if (n < 10000) return groupedNumber(n);
     if (n < 1000000) return QString::number(static_cast<double>(n) / 1000.0, 'f', 1) + QLatin1Char('k');
     return QString::number(static_cast<double>(n) / 1e6, 'f', 2) + QLatin1Char('M');
 }
@@ -140,15 +139,15 @@ QString candidateTooltip(Stage stage, const RankedToken& token, std::size_t rank
     const auto& info = stage_info(stage);
     const QString title = QString::fromUtf8(info.title.data(), static_cast<int>(info.title.size()));
     QStringList lines;
-    lines << QStringLiteral("<b>%1</b> (id %2)").arg(label.toHtmlEscaped(), countText(static_cast<std::size_t>(token.id)));
-    lines << QStringLiteral("rank %1 of %2 candidates").arg(countText(rank), countText(candidates));
-    lines << QStringLiteral("logit at this stage: %1").arg(exact(token.logit));
-    lines << QStringLiteral("q before: %1").arg(exact(token.prob_before));
-    lines << QStringLiteral("q after: %1").arg(token.kept ? exact(token.prob_after) : QStringLiteral("dropped"));
+    lines << QStringLiteral("<b>%1</b> (id %2)").arg(label.toHtmlEscaped(), groupedNumber(static_cast<std::size_t>(token.id)));
+    lines << QStringLiteral("rank %1 of %2 candidates").arg(groupedNumber(rank), groupedNumber(candidates));
+    lines << QStringLiteral("logit at this stage: %1").arg(exactNumber(token.logit));
+    lines << QStringLiteral("q before: %1").arg(exactNumber(token.prob_before));
+    lines << QStringLiteral("q after: %1").arg(token.kept ? exactNumber(token.prob_after) : QStringLiteral("dropped"));
     lines << (token.kept ? QStringLiteral("kept by %1").arg(title) : QStringLiteral("dropped by %1").arg(title));
     if (bucket_last > bucket_first) {
         lines << QStringLiteral("<i>drawn for ranks %1 to %2: the largest q among them</i>")
-                     .arg(countText(bucket_first), countText(bucket_last));
+                     .arg(groupedNumber(bucket_first), groupedNumber(bucket_last));
     }
     return lines.join(QStringLiteral("<br>"));
 }
@@ -397,7 +396,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     }
     if (info.mark == PlotMark::MirostatMu) suffix = QStringLiteral(" v%1").arg(trace.params.mirostat);
     title_->setText(title + suffix);
-    addNote(QStringLiteral("kept %1 of %2").arg(countText(now.kept_count()), countText(stage_data.candidates)));
+    addNote(QStringLiteral("kept %1 of %2").arg(groupedNumber(now.kept_count()), groupedNumber(stage_data.candidates)));
 
     mode_ = drawn_ ? drawn_->mode : PlotMode::Bars;
     if (mode_ == PlotMode::Vocabulary) {
@@ -488,9 +487,9 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
         // Logits do not add up: the ids beyond the top N are counted, not drawn.
         if (stage_data.rest_kept_count + stage_data.rest_dropped_count > 0) {
             addNote(QStringLiteral("%1 more ids rank below these (not drawn: logits do not add up)")
-                        .arg(countText(stage_data.rest_kept_count + stage_data.rest_dropped_count)));
+                        .arg(groupedNumber(stage_data.rest_kept_count + stage_data.rest_dropped_count)));
         }
-        if (unplotted > 0) addNote(QStringLiteral("%1 of these at -inf (no bar)").arg(countText(unplotted)));
+        if (unplotted > 0) addNote(QStringLiteral("%1 of these at -inf (no bar)").arg(groupedNumber(unplotted)));
     } else if (stage_data.rest_kept_count > 0) {
         auto* bar = addBars(QStringLiteral("rest_kept"), QStringLiteral("rest, kept"), palette::restBrush(), palette::restPen());
         bar->setData({next_key}, {stage_data.rest_kept_mass}, true);
@@ -512,9 +511,9 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
     if (!logits_axis && (stage_data.rest_kept_count > 0 || stage_data.rest_dropped_count > 0)) {
         QStringList rest;
         if (stage_data.rest_kept_count > 0) {
-            rest << QStringLiteral("%1 kept (q %2)").arg(countText(stage_data.rest_kept_count), num(stage_data.rest_kept_mass, 3));
+            rest << QStringLiteral("%1 kept (q %2)").arg(groupedNumber(stage_data.rest_kept_count), num(stage_data.rest_kept_mass, 3));
         }
-        if (stage_data.rest_dropped_count > 0) rest << QStringLiteral("%1 dropped").arg(countText(stage_data.rest_dropped_count));
+        if (stage_data.rest_dropped_count > 0) rest << QStringLiteral("%1 dropped").arg(groupedNumber(stage_data.rest_dropped_count));
         addNote(QStringLiteral("summed beyond the top %1: %2").arg(stage_data.top.size()).arg(rest.join(QStringLiteral(", "))));
     }
 
@@ -614,7 +613,7 @@ void StagePlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::
                                      : 0;
         if (rank > 0) {
             addNote(QStringLiteral("selected %1: rank %2 of %3 (in the summed bar)")
-                         .arg(label, countText(rank), countText(stage_data.candidates)));
+                         .arg(label, groupedNumber(rank), groupedNumber(stage_data.candidates)));
         } else {
             addNote(QStringLiteral("selected %1 is not a candidate here (dropped earlier)").arg(label));
         }
@@ -725,7 +724,7 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
             marker_on_y2_.push_back(true);
         }
         addNote(QStringLiteral("crosses p at rank %1: %2, cumulative %3 >= %4")
-                     .arg(countText(rank), label, num(*now.crossing_mass, 6), num(p, 6)) +
+                     .arg(groupedNumber(rank), label, num(*now.crossing_mass, 6), num(p, 6)) +
                  (rank > stage_data.top.size() ? QStringLiteral(" (beyond the %1 shown)").arg(stage_data.top.size()) : QString()));
     } else if (mark == PlotMark::ProbFloor && now.prob_floor) {
         const auto& key = stage_info(stage_).params.front().key;
@@ -739,7 +738,7 @@ void StagePlot::drawThreshold(const TraceView& view, const StagePlotData& stage_
         const double typical = std::exp(-*now.entropy);
         horizontal_line(typical, yAxis, QStringLiteral("exp(-H) %1").arg(num(typical, 4)));
         addNote(QStringLiteral("H = %1 nats; kept the %2 ids nearest exp(-H), mass %3 > p = %4")
-                    .arg(num(*now.entropy, 6), countText(*now.crossing_rank), num(*now.crossing_mass, 6),
+                    .arg(num(*now.entropy, 6), groupedNumber(*now.crossing_rank), num(*now.crossing_mass, 6),
                          num(own, 6)));
         if (typical > yAxis->range().upper) yAxis->setRangeUpper(typical * 1.2);
     } else if (mark == PlotMark::LogitFloor && now.logit_floor) {
@@ -832,7 +831,7 @@ void StagePlot::drawDry(const TraceView& view, const StagePlotData& stage_data) 
     marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, palette::kBlack, palette::kBlack, 7));
     marks->setData(keys, penalties, true);
     addNote(QStringLiteral("penalty = %1 x %2^(L - %3); %4 id%5 penalised: %6")
-                .arg(exact(p.dry_multiplier), exact(p.dry_base))
+                .arg(exactNumber(p.dry_multiplier), exactNumber(p.dry_base))
                 .arg(p.dry_allowed_length)
                 .arg(penalised)
                 .arg(penalised == 1 ? QString() : QStringLiteral("s"))
@@ -929,7 +928,7 @@ void StagePlot::drawDynamicTemperature(const TraceView& view, const StagePlotDat
     const double h = now.entropy.value_or(0.0);
     const double log_n = now.max_entropy.value_or(0.0);
     addNote(QStringLiteral("H = %1 of log n = %2 nats (n = %3): H / log n = %4")
-                .arg(num(h, 4), num(log_n, 4), countText(stage_data.candidates),
+                .arg(num(h, 4), num(log_n, 4), groupedNumber(stage_data.candidates),
                      num(log_n > 0.0 ? h / log_n : 0.0, 4)));
     addNote(QStringLiteral("T' = %1 + (%2 - %1) x %3^%4 = %5, in [max(0, T - range), T + range] = [%1, %2]")
                 .arg(num(lo, 4), num(hi, 4), num(log_n > 0.0 ? h / log_n : 0.0, 4), num(p.dynatemp_exponent, 3),
@@ -1020,7 +1019,7 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
         if (rank == 0) {
             addNote(QStringLiteral("selected %1 is not a candidate here (dropped earlier)").arg(label));
         } else if (!plotted) {
-            addNote(QStringLiteral("selected %1: rank %2, logit -inf (no point)").arg(label, countText(rank)));
+            addNote(QStringLiteral("selected %1: rank %2, logit -inf (no point)").arg(label, groupedNumber(rank)));
         } else {
             RankedToken token;
             token.id = selected_id;
@@ -1042,7 +1041,7 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
                                         QPointF(static_cast<double>(rank), q), beside, false);
                 text->setColor(palette::kReddishPurple.darker(140));
             }
-            addNote(QStringLiteral("selected %1: rank %2 of %3, %4").arg(label, countText(rank), countText(curve.candidates),
+            addNote(QStringLiteral("selected %1: rank %2 of %3, %4").arg(label, groupedNumber(rank), groupedNumber(curve.candidates),
                                                                         token.kept ? QStringLiteral("kept") : QStringLiteral("dropped")));
         }
     }
@@ -1059,16 +1058,16 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
         QString why;
         const PlotMark mark = stage_info(stage_).mark;
         if (mark == PlotMark::KthLogit) {
-            why = QStringLiteral("k = %1").arg(countText(static_cast<std::size_t>(std::max(ownValue(stage_, p), 0.0))));
+            why = QStringLiteral("k = %1").arg(groupedNumber(static_cast<std::size_t>(std::max(ownValue(stage_, p), 0.0))));
         }
         if (mark == PlotMark::CumulativeMass && now.crossing_rank) {
             why = QStringLiteral("crossing rank %1\ncumulative %2 >= p %3")
-                      .arg(countText(*now.crossing_rank), num(now.crossing_mass.value_or(0.0), 4), num(ownValue(stage_, p), 4));
+                      .arg(groupedNumber(*now.crossing_rank), num(now.crossing_mass.value_or(0.0), 4), num(ownValue(stage_, p), 4));
         }
         if (mark == PlotMark::ProbFloor && now.prob_floor) why = QStringLiteral("q >= floor");
         const QString text = (why.isEmpty() ? QString() : why + QLatin1Char('\n')) +
-                             (curve.kept_prefix ? QStringLiteral("ranks 1-%1 kept").arg(countText(curve.kept_last))
-                                                : QStringLiteral("%1 kept\nup to rank %2").arg(countText(curve.kept), countText(curve.kept_last)));
+                             (curve.kept_prefix ? QStringLiteral("ranks 1-%1 kept").arg(groupedNumber(curve.kept_last))
+                                                : QStringLiteral("%1 kept\nup to rank %2").arg(groupedNumber(curve.kept), groupedNumber(curve.kept_last)));
         placedText(QStringLiteral("cut_label"), text, yAxis, QPointF(at, 0.0),
                    {Qt::AlignLeft | Qt::AlignTop, Qt::AlignRight | Qt::AlignTop, Qt::AlignLeft | Qt::AlignVCenter,
                     Qt::AlignRight | Qt::AlignVCenter, Qt::AlignLeft | Qt::AlignBottom, Qt::AlignRight | Qt::AlignBottom},
@@ -1100,7 +1099,7 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
     xAxis->setTicker(ticks);
     xAxis->setTickLabelRotation(0);
     xAxis->setRange(0.7, std::max(candidates * 1.4, 2.0));
-    xAxis->setLabel(QStringLiteral("rank of %1 (log)").arg(countText(curve.candidates)));
+    xAxis->setLabel(QStringLiteral("rank of %1 (log)").arg(groupedNumber(curve.candidates)));
     if (logits_axis) {
         logitAxis(yAxis);
         if (!(low_logit <= high_logit)) low_logit = high_logit = 0.0;
