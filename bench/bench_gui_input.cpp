@@ -275,6 +275,7 @@ struct Sample {
     double worker = 0.0;       // engine step + display data (worker thread, wall)
     double worker_cpu = 0.0;
     double worker_step = 0.0;     // its parts (TraceView::WorkerParts)
+    double worker_share = 0.0;
     double worker_rank = 0.0;
     double worker_display = 0.0;
     double reused_stages = 0.0;
@@ -465,6 +466,7 @@ int run(int argc, char** argv, const std::string& display_note) {
                 s.worker = view.compute_ms;
                 s.worker_cpu = view.compute_cpu_ms;
                 s.worker_step = view.parts.step_ms;
+                s.worker_share = view.parts.share_ms;
                 s.worker_rank = view.parts.rank_ms;
                 s.worker_display = view.parts.display_ms;
                 s.reused_stages = static_cast<double>(view.parts.reused_stages);
@@ -494,20 +496,21 @@ int run(int argc, char** argv, const std::string& display_note) {
                 shareBelow(totals, 33.0), median(totals) / yardstick);
     std::printf("  median by slider, ms:");
     for (const char* key : keys) {
-        std::vector<double> mine, work, step, rank, display, redraw;
+        std::vector<double> mine, work, step, share, rank, display, redraw;
         for (const auto& s : samples) {
             if (s.slider == key) {
                 mine.push_back(s.total);
                 work.push_back(s.worker);
                 step.push_back(s.worker_step);
+                share.push_back(s.worker_share);
                 rank.push_back(s.worker_rank);
                 display.push_back(s.worker_display);
                 redraw.push_back(s.on_trace);
             }
         }
         if (!mine.empty()) {
-            std::printf("\n    %-20s %5.1f  (worker %4.1f: step %4.1f, ranking %4.1f, plot data %4.1f; onTrace %4.1f)", key, median(mine),
-                        median(work), median(step), median(rank), median(display), median(redraw));
+            std::printf("\n    %-20s %5.1f  (worker %4.1f: step %4.1f, sharing %4.1f, ranking %4.1f, plot data %4.1f; onTrace %4.1f)",
+                        key, median(mine), median(work), median(step), median(share), median(rank), median(display), median(redraw));
         }
     }
     std::printf("\n");
@@ -517,6 +520,7 @@ int run(int argc, char** argv, const std::string& display_note) {
     printDistribution("worker: engine + display data", column(&Sample::worker));
     printDistribution("worker CPU time (its own thread)", column(&Sample::worker_cpu));
     printDistribution("  engine step", column(&Sample::worker_step));
+    printDistribution("  arrays shared with last trace", column(&Sample::worker_share));
     printDistribution("  ranking | every stage's q", column(&Sample::worker_rank));
     printDistribution("  plot data, statistics (2 cores)", column(&Sample::worker_display));
     printDistribution("  stages that kept their data", column(&Sample::reused_stages));

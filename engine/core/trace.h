@@ -47,6 +47,10 @@ public:
     // the next trace of an unchanged stage pays nothing. True when this q is
     // computed after the call (taken now, or computed before).
     bool adopt(const StageProbs& earlier) const;
+    // Whether it is computed from the logits and kept set it was made with
+    // (from_logits) rather than held: two such q of the same two arrays are
+    // the same q.
+    bool computed_from_logits() const { return lazy_ != nullptr; }
 
 private:
     struct Lazy;

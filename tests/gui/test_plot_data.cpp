@@ -136,8 +136,7 @@ private slots:
             SamplingParams params = step.example->params;
             step.change(params);
             TraceView view;
-            view.trace = std::make_shared<const SampleTrace>(
-                trace_once(step.example->logits, params, step.example->prompt_ids, step.example->output_ids));
+            view.trace = builder.share(trace_once(step.example->logits, params, step.example->prompt_ids, step.example->output_ids));
             view.top_n = step.top_n;
             std::vector<std::optional<PlotMode>> modes(kStageCount);
             if (step.top_k_as_bars) modes[static_cast<std::size_t>(Stage::TopK)] = PlotMode::Bars;
@@ -168,6 +167,45 @@ private slots:
             QCOMPARE(view.stats.before.entropy_bits, stats.before.entropy_bits);
             QCOMPARE(view.stats.after.entropy_bits, stats.after.entropy_bits);
         }
+    }
+
+    // share() gives a new trace the last trace's arrays where they are equal, and only there:
+    // a temperature change keeps the raw logits, the penalties and their q, and no array from
+    // temperature on; the shared trace traces the same numbers as the one it was given.
+    void shareKeepsOnlyEqualArrays() {
+        const Example example = realisticExample();
+        DisplayBuilder builder;
+        SamplingParams params = example.params;
+        TraceView first;
+        first.trace = builder.share(trace_once(example.logits, params, example.prompt_ids, example.output_ids));
+        first.top_n = 30;
+        builder.build(first, {});
+        params.temperature *= 1.25;
+        const SampleTrace fresh = trace_once(example.logits, params, example.prompt_ids, example.output_ids);
+        const auto second = builder.share(trace_once(example.logits, params, example.prompt_ids, example.output_ids));
+        for (const Stage stage : {Stage::Widen, Stage::RepetitionPenalty, Stage::PresenceFrequency}) {
+            const StageTrace& now = second->stage(stage);
+            const StageTrace& earlier = first.trace->stage(stage);
+            QVERIFY(now.logits == earlier.logits);
+            QVERIFY(now.kept == earlier.kept);
+            QVERIFY(now.probs.get() == earlier.probs.get());  // one q, computed once
+        }
+        for (const Stage stage : {Stage::Temperature, Stage::TopK, Stage::Softmax}) {
+            QVERIFY(second->stage(stage).logits != first.trace->stage(stage).logits);
+        }
+        // The kept set before truncation is one array in both; after top-k each trace has its own values.
+        QVERIFY(second->stage(Stage::Temperature).kept == first.trace->stage(Stage::Temperature).kept);
+        QCOMPARE(second->stages.size(), fresh.stages.size());
+        for (std::size_t i = 0; i < fresh.stages.size(); ++i) {
+            QCOMPARE(*second->stages[i].logits, *fresh.stages[i].logits);
+            QCOMPARE(*second->stages[i].kept, *fresh.stages[i].kept);
+            QCOMPARE(*second->stages[i].probs, *fresh.stages[i].probs);
+        }
+        QCOMPARE(second->token, fresh.token);
+        // Another row: nothing is shared.
+        const Example worked = workedExample();
+        const auto other = builder.share(trace_once(worked.logits, worked.params));
+        QVERIFY(other->stage(Stage::Widen).logits != first.trace->stage(Stage::Widen).logits);
     }
 
     // A q computed from the logits and kept set takes an earlier trace's values only when

@@ -26,12 +26,14 @@ struct TraceView {
     std::size_t top_n = 0;
     double compute_ms = 0.0;      // wall time the worker took (engine step + display data)
     double compute_cpu_ms = 0.0;  // CPU time of that work on the worker's thread (a helper core's is not counted)
-    // Where the worker's wall time went: the engine step; ranking each stage's
-    // candidates while a second core computes every stage's q; the plot data
-    // and statistics on both cores. And how many stages kept the data made for
-    // the previous trace because their inputs were equal.
+    // Where the worker's wall time went: the engine step; finding the arrays
+    // equal to the previous trace's (DisplayBuilder::share); ranking each
+    // stage's candidates while a second core computes every stage's q; the
+    // plot data and statistics on both cores. And how many stages kept the
+    // data made for the previous trace because their inputs were equal.
     struct WorkerParts {
         double step_ms = 0.0;
+        double share_ms = 0.0;
         double rank_ms = 0.0;
         double display_ms = 0.0;
         std::size_t reused_stages = 0;

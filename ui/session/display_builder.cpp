@@ -64,6 +64,40 @@ bool sameContent(const std::shared_ptr<const std::vector<T>>& a, const std::shar
 
 }  // namespace
 
+std::shared_ptr<const SampleTrace> DisplayBuilder::share(SampleTrace trace) {
+    if (previous_ && previous_->vocab_size == trace.vocab_size) {
+        // Stages share arrays (every stage before truncation the same kept set): each new array is
+        // compared once, and replaced wherever it appears.
+        std::vector<std::pair<const void*, const void*>> became;  // a new array -> the array that stands for it
+        const auto share_array = [&became](auto& now, const auto& earlier) {
+            if (!now || !earlier || now == earlier) return;
+            for (const auto& [array, by] : became) {
+                if (array != now.get()) continue;
+                if (by == earlier.get()) now = earlier;
+                return;
+            }
+            const bool equal = sameContent(now, earlier);
+            became.emplace_back(now.get(), equal ? static_cast<const void*>(earlier.get()) : now.get());
+            if (equal) now = earlier;
+        };
+        for (auto& stage : trace.stages) {
+            const StageTrace* earlier = previous_->find_stage(stage.stage);
+            if (!earlier) continue;
+            share_array(stage.logits, earlier->logits);
+            share_array(stage.kept, earlier->kept);
+            if (stage.logits != earlier->logits || stage.kept != earlier->kept) continue;
+            if (stage.probs.computed_from_logits() && earlier->probs.computed_from_logits()) {
+                stage.probs = earlier->probs;  // computed from the same two arrays: the same q
+            } else if (!stage.probs.computed_from_logits() && !earlier->probs.computed_from_logits()) {
+                std::shared_ptr<const Values> held = stage.probs.get();
+                share_array(held, earlier->probs.get());
+                if (held == earlier->probs.get()) stage.probs = StageProbs(held);
+            }
+        }
+    }
+    return std::make_shared<const SampleTrace>(std::move(trace));
+}
+
 void DisplayBuilder::build(TraceView& view, const std::vector<std::optional<PlotMode>>& plot_modes) {
     const SampleTrace& trace = *view.trace;
     struct Job {
@@ -201,6 +235,7 @@ void DisplayBuilder::build(TraceView& view, const std::vector<std::optional<Plot
     }
     previous_probs_.clear();
     for (const auto& stage : trace.stages) previous_probs_.emplace_back(stage.stage, stage.probs);
+    previous_ = view.trace;
     view.parts.display_ms = msSince(start) - view.parts.rank_ms;
 }
 

@@ -19,6 +19,15 @@ namespace samplescope::ui {
 
 class DisplayBuilder {
 public:
+    // The trace to build from, holding, in place of each array (a stage's
+    // logits, kept set or held q) that equals value for value the array the
+    // last built trace held at the same stage, that earlier array; and in
+    // place of a q computed from such logits and kept set, the earlier q
+    // (computed once, for both). Each pair of arrays is compared once here,
+    // and everything after (this builder's checks, the rankings, the q) finds
+    // the unchanged stages by pointer: a slider late in the pipeline does not
+    // read the arrays of the stages before it again.
+    std::shared_ptr<const SampleTrace> share(SampleTrace trace);
     // Fills view.stages and view.stats from view.trace (and view.top_n), and
     // the timing parts it took. `plot_modes`: each stage's chosen view, indexed
     // by Stage (absent: its default); a curve is made only where it is shown.
@@ -39,6 +48,7 @@ private:
     std::array<std::optional<Made>, kStageCount> made_;
     std::vector<std::pair<Stage, StageProbs>> previous_probs_;  // the last trace's q, for its unchanged stages
     std::shared_ptr<const Values> stats_probs_;                 // the q whose statistics stats_before_ holds
+    std::shared_ptr<const SampleTrace> previous_;               // the last trace built
     DistributionStats stats_before_;
 };
 

@@ -21,13 +21,17 @@ SamplingOutcome runSamplingJob(SamplingJob job) {
         const double cpu_start = threadCpuMs();
         auto view = std::make_shared<TraceView>();
         view->generation = job.generation;
-        view->trace = std::make_shared<const SampleTrace>(job.request.step(*job.logits));
-        view->parts.step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        SampleTrace trace = job.request.step(*job.logits);
+        const auto stepped = std::chrono::steady_clock::now();
+        view->parts.step_ms = std::chrono::duration<double, std::milli>(stepped - start).count();
+        // Outlives the job: a stage whose inputs did not change keeps its arrays and data, an unchanged row is
+        // not sorted again.
+        thread_local DisplayBuilder builder;
+        view->trace = builder.share(std::move(trace));
+        view->parts.share_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stepped).count();
         view->raw_logits = job.logits;
         view->labels = job.labels;
         view->top_n = job.top_n;
-        // Outlives the job: a stage whose inputs did not change keeps its data, an unchanged row is not sorted again.
-        thread_local DisplayBuilder builder;
         builder.build(*view, job.plot_modes);
         view->compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         view->compute_cpu_ms = threadCpuMs() - cpu_start;
