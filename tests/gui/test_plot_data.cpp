@@ -169,6 +169,37 @@ private slots:
         }
     }
 
+    // A penalty moves a few logits: the next trace's orders are the last ones with those ids
+    // moved (by binary search), and equal a full sort of each stage's candidates, over random
+    // rows with ties and histories that repeat ids.
+    void penaltyOrdersEqualAFullSort() {
+        std::mt19937_64 random(11);
+        for (int row = 0; row < 40; ++row) {
+            const std::size_t vocab = 50 + random() % 4000;
+            std::vector<double> logits(vocab);
+            std::normal_distribution<double> normal(0.0, 2.0);
+            for (auto& logit : logits) logit = row % 3 == 0 ? std::round(normal(random)) : normal(random);  // ties too
+            std::vector<std::int64_t> history(1 + random() % 200);
+            for (auto& id : history) id = static_cast<std::int64_t>(random() % vocab);
+            SamplingParams params;
+            params.seed = 3;
+            params.repetition_penalty = 1.1;
+            params.presence_penalty = 0.2;
+            params.top_k = static_cast<std::int64_t>(random() % vocab);
+            RankOrders orders;
+            for (const double penalty : {1.1, 1.2, 0.9, 1.5}) {
+                params.repetition_penalty = penalty;
+                params.frequency_penalty = penalty - 0.8;
+                const SampleTrace trace = trace_once(logits, params, history, {});
+                for (const auto& stage : trace.stages) {
+                    const auto& before = trace.stage(inputStage(trace, stage.stage));
+                    const RankOrder order = *rankStage(trace, stage.stage, orders, false).order;
+                    QCOMPARE(order, topRanked(*before.kept, *stage.logits, before.kept->size()));
+                }
+            }
+        }
+    }
+
     // share() gives a new trace the last trace's arrays where they are equal, and only there:
     // a temperature change keeps the raw logits, the penalties and their q, and no array from
     // temperature on; the shared trace traces the same numbers as the one it was given.

@@ -1,6 +1,7 @@
 #include "ui/common/plot_data.h"
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 #include "engine/core/element_math.h"
@@ -116,8 +117,18 @@ std::shared_ptr<const RankOrder> RankOrders::ranked(const std::shared_ptr<const 
                 }
                 for (const auto id : moved) scratch_[static_cast<std::size_t>(id)] = 0;
                 std::sort(moved.begin(), moved.end(), by_rank);
-                RankOrder merged(from.size());
-                std::merge(stay.begin(), stay.end(), moved.begin(), moved.end(), merged.begin(), by_rank);
+                // Each moved id goes where a binary search of the others puts it (what std::merge gives,
+                // without reading every other id's logit: a few reads per moved id instead of one per id).
+                RankOrder merged;
+                merged.reserve(from.size());
+                auto at = stay.begin();
+                for (const auto id : moved) {
+                    const auto place = std::lower_bound(at, stay.end(), id, by_rank);
+                    merged.insert(merged.end(), at, place);
+                    merged.push_back(id);
+                    at = place;
+                }
+                merged.insert(merged.end(), at, stay.end());
                 result = std::make_shared<const RankOrder>(std::move(merged));
                 break;
             }
@@ -202,9 +213,25 @@ VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, const StageRank
         return token;
     };
 
-    // The kept region's bounds first: its edges become points of their own.
+    // Each candidate's shown q in rank order, made in two passes that read the rows in id order
+    // and one that reads them in rank order, once (the loop below then reads this array in order;
+    // reading the positions and q at each rank costs three scattered reads per rank of a row that
+    // has left the cache). The sign bit marks a dropped candidate: -q before, so -0 for q = 0.
+    // Reused scratch, one per thread: two curves may be made at once.
+    thread_local std::vector<double> by_id, by_rank;
+    by_id.resize(logits.size());
+    by_rank.resize(order.size());
+    {
+        const IdList& candidates = *before.kept;
+        for (std::size_t i = 0; i < candidates.size(); ++i) by_id[static_cast<std::size_t>(candidates[i])] = -before_probs[i];
+        const IdList& kept = *now.kept;
+        for (std::size_t i = 0; i < kept.size(); ++i) by_id[static_cast<std::size_t>(kept[i])] = now_probs[i];
+    }
+    // The kept region's bounds too: its edges become points of their own.
     for (std::size_t i = 0; i < order.size(); ++i) {
-        if (now_position[static_cast<std::size_t>(order[i])] < 0) continue;
+        const double shown = by_id[static_cast<std::size_t>(order[i])];
+        by_rank[i] = shown;
+        if (std::signbit(shown)) continue;
         if (curve.kept_first == 0) curve.kept_first = i + 1;
         curve.kept_last = i + 1;
     }
@@ -222,17 +249,12 @@ VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, const StageRank
         std::optional<CurvePoint> best_kept, best_dropped;
         std::vector<CurvePoint> edges;
         for (std::size_t rank = first; rank <= last; ++rank) {
-            const std::int32_t id = order[rank - 1];
-            const bool kept = now_position[static_cast<std::size_t>(id)] >= 0;
+            const double shown = by_rank[rank - 1];
             const bool edge = rank == curve.kept_first || rank == curve.kept_last || rank == curve.kept_last + 1;
             if (!edge && first != last) {
                 // Only the bucket's maximum is needed: compare before building a point.
-                const double q = kept ? now_probs[static_cast<std::size_t>(now_position[static_cast<std::size_t>(id)])]
-                                      : (before_position[static_cast<std::size_t>(id)] >= 0
-                                             ? before_probs[static_cast<std::size_t>(before_position[static_cast<std::size_t>(id)])]
-                                             : 0.0);
-                auto& best = kept ? best_kept : best_dropped;
-                if (best && !(q > best->shownProb())) continue;
+                auto& best = std::signbit(shown) ? best_dropped : best_kept;
+                if (best && !(std::fabs(shown) > best->shownProb())) continue;
             }
             CurvePoint point{rank, first, last, token_at(rank - 1)};
             if (edge) edges.push_back(point);
