@@ -356,6 +356,33 @@ int run(int argc, char** argv, const std::string& display_note) {
     const double yardstick = median(step_ms);
     std::printf("yardstick (GUI thread, no events): engine step alone median %.1f ms; the same worker job again median %.1f ms\n",
                 yardstick, median(job_ms));
+    // What an idle pause costs on this machine: a temperature key's worker job (0.80 and 0.81 in turn) back to
+    // back, and each after 30 ms asleep, as every key below comes after a quiet period: meanwhile the rows it
+    // reads leave the caches.
+    {
+        const auto temperature_job = [&window](int i) {
+            Request request = window.session().request();
+            SamplingParams params = request.params();
+            params.temperature = i % 2 ? 0.81 : 0.80;
+            request.set_params(params);
+            ui::clearUpperVectorState();
+            const auto start = Clock::now();
+            (void)ui::runSamplingJob(ui::SamplingJob{window.session().logits(), window.session().labels(), request,
+                                                     window.activePipelineView()->topN(), window.activePipelineView()->plotModes(), 0});
+            return msBetween(start, Clock::now());
+        };
+        std::vector<double> back_to_back, after_pause;
+        for (int i = 0; i < 26; ++i) {
+            const double ms = temperature_job(i);
+            if (i >= 2) back_to_back.push_back(ms);
+        }
+        for (int i = 0; i < 24; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(30));
+            after_pause.push_back(temperature_job(i));
+        }
+        std::printf("  a temperature key's worker job: median %.1f ms back to back, %.1f ms each after 30 ms idle\n",
+                    median(back_to_back), median(after_pause));
+    }
 
     // Where onTrace's CPU goes, part by part, on this thread and without events:
     // two requests that differ (top-p 0.90 and 0.89) alternate, so no view skips
