@@ -20,6 +20,7 @@
 #include "ui/common/trace_view.h"
 #include "ui/stages/legend_item.h"
 #include "ui/stages/stage_plot.h"
+#include "ui/stages/item_text.h"
 #include "ui/stages/text_element.h"
 
 using namespace samplescope;
@@ -467,6 +468,79 @@ private slots:
         new QCPBars(plot.xAxis, plot.yAxis);
         useCachedLegendItems(plot.legend);
         QVERIFY(dynamic_cast<LegendItem*>(plot.legend->item(0)));
+    }
+
+    // The labels on the plots (ItemText) draw as QCustomPlot's own QCPItemText: the same pixels at
+    // 1x over alignments, padding, a box, several lines and a turn; at 2x each label's ink within a
+    // pixel of it. And the size placeLabels places a label by is QFontMetricsF's.
+    void cachedItemTextDrawsAsQCustomPlotDoes() {
+        struct Label {
+            QString text;
+            QPointF at;  // axis rect ratio
+            Qt::Alignment position;
+            Qt::Alignment text_alignment;
+            QMargins padding;
+            bool box;
+            double rotation;
+        };
+        const std::vector<Label> labels{
+            {QStringLiteral("chosen: q 0.0274"), {0.2, 0.2}, Qt::AlignHCenter | Qt::AlignBottom, Qt::AlignLeft, {2, 1, 2, 1}, true, 0.0},
+            {QStringLiteral("k = 100\nranks 1-100 kept"), {0.7, 0.3}, Qt::AlignLeft | Qt::AlignTop, Qt::AlignLeft, {2, 1, 2, 1}, true, 0.0},
+            {QStringLiteral("crossing rank 28\ncumulative 0.903 >= p 0.9\nranks 1-28"), {0.5, 0.6}, Qt::AlignLeft | Qt::AlignVCenter,
+             Qt::AlignLeft, {0, 0, 0, 0}, false, 0.0},
+            {QStringLiteral("off: top_p = 1\n(off at >= 1)"), {0.5, 0.85}, Qt::AlignCenter, Qt::AlignCenter, {0, 0, 0, 0}, false, 0.0},
+            {QStringLiteral("0.366 \u2191"), {0.9, 0.1}, Qt::AlignRight | Qt::AlignTop, Qt::AlignRight, {0, 0, 0, 5}, false, 0.0},
+            {QStringLiteral("u = 0.834543"), {0.3, 0.8}, Qt::AlignLeft | Qt::AlignBottom, Qt::AlignLeft, {3, 2, 3, 2}, true, 90.0},
+        };
+        const auto render = [&labels](bool cached, double scale) {
+            QCustomPlot plot;
+            plot.resize(420, 300);
+            QFont font = QApplication::font();
+            font.setPointSizeF(7.5);
+            std::vector<QCPItemText*> items;
+            for (const Label& label : labels) {
+                QCPItemText* item = cached ? new ItemText(&plot) : new QCPItemText(&plot);
+                item->setFont(font);
+                item->setText(label.text);
+                item->position->setType(QCPItemPosition::ptAxisRectRatio);
+                item->position->setCoords(label.at);
+                item->setPositionAlignment(label.position);
+                item->setTextAlignment(label.text_alignment);
+                item->setPadding(label.padding);
+                item->setRotation(label.rotation);
+                if (label.box) {
+                    item->setBrush(QBrush(QColor(255, 255, 255, 215)));
+                    item->setPen(QPen(QColor(0xD5, 0x5E, 0x00)));
+                }
+                items.push_back(item);
+            }
+            return std::make_pair(plot.toPixmap(420, 300, scale).toImage(), items.empty());
+        };
+        QCOMPARE(render(true, 1.0).first, render(false, 1.0).first);
+        QCOMPARE(render(true, 1.0).first, render(false, 1.0).first);  // again, from the cache
+        // At 2x the glyphs are placed to a subpixel differently: the ink within a pixel.
+        const QImage plain = render(false, 2.0).first;
+        const QImage cached = render(true, 2.0).first;
+        QCOMPARE(cached.size(), plain.size());
+        const auto ink = [](const QImage& image) {
+            QRect box;
+            for (int y = 0; y < image.height(); ++y) {
+                for (int x = 0; x < image.width(); ++x) {
+                    if (qGray(image.pixel(x, y)) < 200 && qRed(image.pixel(x, y)) == qGreen(image.pixel(x, y))) box |= QRect(x, y, 1, 1);
+                }
+            }
+            return box;
+        };
+        const QRect a = ink(plain);
+        const QRect b = ink(cached);
+        QVERIFY(!a.isEmpty() && a.marginsAdded(QMargins(1, 1, 1, 1)).contains(b) && b.marginsAdded(QMargins(1, 1, 1, 1)).contains(a));
+        // The size a label is placed by.
+        QCustomPlot plot;
+        auto* item = new ItemText(&plot);
+        item->setText(labels[1].text);
+        const QSizeF expected =
+            QFontMetricsF(item->font()).boundingRect(QRectF(0, 0, 10000, 10000), Qt::AlignLeft | Qt::AlignTop, item->text()).size();
+        QCOMPARE(item->textSize(), expected);
     }
 
     void skippedAfterGreedySaysSo() {

@@ -9,6 +9,7 @@
 #include "ui/common/count_text.h"
 #include "ui/common/font_scale.h"
 #include "ui/common/palette.h"
+#include "ui/stages/item_text.h"
 #include "ui/stages/scatter_marks.h"
 #include "ui/stages/text_element.h"
 
@@ -126,10 +127,11 @@ void DrawPlot::showView(const std::shared_ptr<const TraceView>& view_ptr, std::i
         u_line->setPen(palette::uPen());
         u_line->point1->setCoords(0.0, *trace.u);
         u_line->point2->setCoords(1.0, *trace.u);
-        auto* u_label = new QCPItemText(this);
+        auto* u_label = new ItemText(this);
         u_label->setObjectName(QStringLiteral("u_label"));
         u_label->position->setCoords(0.6, *trace.u);
         u_label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        u_label->setTextAlignment(Qt::AlignLeft);  // one line: drawn from the cache (ItemText)
         u_label->setText(QStringLiteral("u = %1").arg(QString::number(*trace.u, 'g', 6)));
         u_label->setFont(small);
         u_label->setBrush(QBrush(QColor(255, 255, 255, 200)));

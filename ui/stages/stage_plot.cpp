@@ -275,7 +275,7 @@ void StagePlot::addNote(const QString& text) {
 
 void StagePlot::drawInactive(const TraceView& view) {
     for (QCPAxis* axis : {xAxis, yAxis, yAxis2}) axis->setVisible(false);
-    auto* text = new QCPItemText(this);
+    auto* text = new ItemText(this);
     text->setObjectName(QStringLiteral("inactive"));
     text->position->setType(QCPItemPosition::ptAxisRectRatio);
     text->position->setCoords(0.5, 0.5);
@@ -807,7 +807,7 @@ void StagePlot::drawDry(const TraceView& view, const StagePlotData& stage_data) 
         keys << key;
         penalties << penalty;
         // The length rides on its penalty's marker (right-hand axis).
-        auto* text = new QCPItemText(this);
+        auto* text = new ItemText(this);
         text->setObjectName(QStringLiteral("dry_length"));
         text->position->setAxes(xAxis, yAxis2);
         text->position->setCoords(key, penalty);
@@ -1123,9 +1123,9 @@ void StagePlot::drawVocabulary(const TraceView& view, const StagePlotData& stage
     }
 }
 
-QCPItemText* StagePlot::placedText(const QString& name, const QString& text_value, QCPAxis* value_axis, QPointF anchor,
+ItemText* StagePlot::placedText(const QString& name, const QString& text_value, QCPAxis* value_axis, QPointF anchor,
                                    std::vector<Qt::Alignment> choices, bool avoid_bars) {
-    auto* text = new QCPItemText(this);
+    auto* text = new ItemText(this);
     text->setObjectName(name);
     QFont small = font();
     small = scaledFont(small, 7.5);
@@ -1268,9 +1268,8 @@ void StagePlot::placeLabels() {
                                                    : xAxis->coordToPixel(placed.anchor.x()),
                              placed.anchor_y_ratio ? area.top() + placed.anchor.y() * area.height()
                                                    : placed.value_axis->coordToPixel(placed.anchor.y()));
-        const QFontMetricsF metrics(placed.text->font());
         const QMargins pad = placed.text->padding();
-        const QSizeF text_size = metrics.boundingRect(QRectF(0, 0, 10000, 10000), Qt::AlignLeft | Qt::AlignTop, placed.text->text()).size();
+        const QSizeF text_size = placed.text->textSize();
         const QSizeF size(std::ceil(text_size.width()) + pad.left() + pad.right() + 1.0,
                           std::ceil(text_size.height()) + pad.top() + pad.bottom() + 1.0);
         QRectF best;

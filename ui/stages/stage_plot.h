@@ -16,6 +16,7 @@
 
 #include "engine/core/stage.h"
 #include "ui/common/trace_view.h"
+#include "ui/stages/item_text.h"
 
 namespace samplescope::ui {
 
@@ -93,7 +94,7 @@ private:
     // around an anchor in plot coordinates) that fits the data area clear of
     // the labels before it and of `obstacles`.
     struct Placed {
-        QCPItemText* text = nullptr;
+        ItemText* text = nullptr;
         QCPAxis* value_axis = nullptr;
         QPointF anchor;                  // key, value
         bool anchor_x_ratio = false;     // key is a ratio of the axis rect's width
@@ -101,7 +102,7 @@ private:
         std::vector<Qt::Alignment> choices;
         bool avoid_bars = false;
     };
-    QCPItemText* placedText(const QString& name, const QString& text, QCPAxis* value_axis, QPointF anchor,
+    ItemText* placedText(const QString& name, const QString& text, QCPAxis* value_axis, QPointF anchor,
                             std::vector<Qt::Alignment> choices, bool avoid_bars);
     void placeLabels();     // after each layout
     void fitToSpace();      // before each layout: legend columns, notes, tick labels
