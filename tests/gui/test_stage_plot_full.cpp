@@ -20,6 +20,7 @@
 #include "ui/common/trace_view.h"
 #include "ui/stages/legend_item.h"
 #include "ui/stages/stage_plot.h"
+#include "ui/stages/axis_label.h"
 #include "ui/stages/item_text.h"
 #include "ui/stages/text_element.h"
 
@@ -541,6 +542,91 @@ private slots:
         const QSizeF expected =
             QFontMetricsF(item->font()).boundingRect(QRectF(0, 0, 10000, 10000), Qt::AlignLeft | Qt::AlignTop, item->text()).size();
         QCOMPARE(item->textSize(), expected);
+    }
+
+    // Axis titles from the cache (useCachedAxisLabel) land where QCustomPlot puts its own, with the
+    // same margins: the same pixels at 1x on all four sides, with tick labels outside, inside,
+    // turned or none, an offset and padding, over the titles the plots show; at 2x the ink within
+    // a pixel.
+    void cachedAxisTitlesDrawAsQCustomPlotDoes() {
+        const auto render = [](bool cached, int variant, double scale) {
+            QCustomPlot plot;
+            plot.resize(440, 320);
+            QFont font = QApplication::font();
+            font.setPointSizeF(8.5);
+            for (QCPAxis* axis : {plot.xAxis, plot.yAxis, plot.xAxis2, plot.yAxis2}) {
+                if (cached) useCachedAxisLabel(axis);
+                axis->setVisible(true);
+                axis->setLabelFont(font);
+            }
+            plot.xAxis->setLabel(QStringLiteral("rank (logit desc, id asc)"));
+            plot.yAxis->setLabel(QStringLiteral("probability"));
+            plot.xAxis2->setLabel(QStringLiteral("cumulative q"));
+            plot.yAxis2->setLabel(QStringLiteral("penalty"));
+            plot.xAxis->setRange(0.3, 30.6);
+            plot.yAxis->setRange(0.0, 0.334);
+            if (variant == 1) {
+                plot.yAxis->setTickLabelSide(QCPAxis::lsInside);
+                plot.xAxis->setOffset(4);
+                plot.xAxis->setLabelPadding(9);
+                plot.yAxis2->setTickLabels(false);
+            }
+            if (variant == 4) {
+                plot.yAxis->setLabel(QStringLiteral("cumulative q"));
+                plot.yAxis->setRange(0.0, 1.05);
+                plot.yAxis2->setLabel(QStringLiteral("probability"));
+            }
+            if (variant == 3) {
+                plot.xAxis->setLabel(QStringLiteral("tokens in rank order (logit desc, id asc)"));
+                plot.yAxis->setLabel(QStringLiteral("logit (as given)"));
+                plot.xAxis2->setLabel(QStringLiteral("final kept ids, ascending (ticks show ids)"));
+                plot.yAxis2->setLabel(QStringLiteral("cumulative q"));
+            }
+            if (variant == 2) {
+                plot.xAxis->setTickLabelRotation(-45);
+                plot.xAxis->setLabel(QStringLiteral("tokens by rank"));
+                plot.yAxis->setTicks(false);
+            }
+            return std::make_pair(plot.toPixmap(440, 320, scale).toImage(), plot.axisRect()->rect());
+        };
+        // The ink of `image` (drawn at 2x) in a margin of the axis rect `inner` (logical pixels).
+        const auto inkIn = [](const QImage& image, const QRect& margin) {
+            QRect box;
+            const QRect area = QRect(margin.topLeft() * 2, margin.size() * 2) & image.rect();
+            for (int y = area.top(); y <= area.bottom(); ++y) {
+                for (int x = area.left(); x <= area.right(); ++x) {
+                    if (qGray(image.pixel(x, y)) < 200) box |= QRect(x, y, 1, 1);
+                }
+            }
+            return box;
+        };
+        for (int variant = 0; variant < 5; ++variant) {
+            const auto plain = render(false, variant, 1.0);
+            const auto cached = render(true, variant, 1.0);
+            QCOMPARE(cached.second, plain.second);  // the same margins
+            QCOMPARE(cached.first, plain.first);
+            // At 2x (File > Export) the glyphs are placed to a subpixel differently: each side's ink within a pixel.
+            const QImage plain2 = render(false, variant, 2.0).first;
+            const QImage cached2 = render(true, variant, 2.0).first;
+            const QRect inner = plain.second;
+            const QRect all(0, 0, 440, 320);
+            for (const QRect& margin : {QRect(QPoint(0, 0), QPoint(inner.left() - 1, all.bottom())),
+                                        QRect(QPoint(inner.right() + 1, 0), all.bottomRight()),
+                                        QRect(QPoint(inner.left(), 0), QPoint(inner.right(), inner.top() - 1)),
+                                        QRect(QPoint(inner.left(), inner.bottom() + 1), QPoint(inner.right(), all.bottom()))}) {
+                const QRect a = inkIn(plain2, margin);
+                const QRect b = inkIn(cached2, margin);
+                QVERIFY2((a.isEmpty() && b.isEmpty()) ||
+                             (a.marginsAdded(QMargins(1, 1, 1, 1)).contains(b) && b.marginsAdded(QMargins(1, 1, 1, 1)).contains(a)),
+                         qPrintable(QStringLiteral("variant %1: ink %2,%3 %4x%5 against %6,%7 %8x%9")
+                                        .arg(variant).arg(b.x()).arg(b.y()).arg(b.width()).arg(b.height())
+                                        .arg(a.x()).arg(a.y()).arg(a.width()).arg(a.height())));
+            }
+        }
+        QCustomPlot plot;
+        QVERIFY(!usesCachedAxisLabel(plot.xAxis));
+        useCachedAxisLabel(plot.xAxis);
+        QVERIFY(usesCachedAxisLabel(plot.xAxis));
     }
 
     void skippedAfterGreedySaysSo() {

@@ -9,6 +9,7 @@
 #include "ui/common/count_text.h"
 #include "ui/common/font_scale.h"
 #include "ui/common/palette.h"
+#include "ui/stages/axis_label.h"
 #include "ui/stages/item_text.h"
 #include "ui/stages/scatter_marks.h"
 #include "ui/stages/text_element.h"
@@ -26,6 +27,7 @@ DrawPlot::DrawPlot(QWidget* parent) : QCustomPlot(parent) {
     setMinimumSize(250, 250);
     // Nothing is drawn on the overlay: no second buffer to clear and compose (as in StagePlot).
     if (QCPLayer* overlay = layer(QStringLiteral("overlay"))) overlay->setMode(QCPLayer::lmLogical);
+    for (QCPAxis* axis : axisRect()->axes()) useCachedAxisLabel(axis);  // titles from the cache (axis_label.h)
     QFont title_font = font();
     title_font = scaledFont(title_font, 10.5);
     title_font.setBold(true);

@@ -15,6 +15,7 @@
 #include "ui/common/count_text.h"
 #include "ui/common/font_scale.h"
 #include "ui/common/palette.h"
+#include "ui/stages/axis_label.h"
 #include "ui/stages/legend_item.h"
 #include "ui/stages/scatter_marks.h"
 #include "ui/stages/text_element.h"
@@ -163,6 +164,7 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     // Nothing is drawn on the overlay: as a layer of the main buffer it costs no
     // second buffer to clear and compose at every replot.
     if (QCPLayer* overlay = layer(QStringLiteral("overlay"))) overlay->setMode(QCPLayer::lmLogical);
+    for (QCPAxis* axis : axisRect()->axes()) useCachedAxisLabel(axis);  // titles from the cache (axis_label.h)
 
     QFont title_font = font();
     title_font = scaledFont(title_font, 10);
