@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include <QApplication>
 #include <QWidget>
@@ -86,6 +88,18 @@ void rescalePlotFonts(QCustomPlot& plot, double ratio) {
             text->setSelectedFont(times(text->selectedFont(), ratio));
         }
     }
+}
+
+QString fontKey(const QFont& font) {
+    // The plots use a handful of fonts; comparing two is cheaper than one key(). Never destroyed, as the
+    // caches that use it.
+    static auto& known = *new std::vector<std::pair<QFont, QString>>;
+    for (const auto& [seen, key] : known) {
+        if (seen == font) return key;
+    }
+    if (known.size() >= 32) known.clear();
+    known.emplace_back(font, font.key());
+    return known.back().second;
 }
 
 }  // namespace samplescope::ui

@@ -28,4 +28,9 @@ QFont scaledFont(const QFont& base, double points);
 // Multiplies every font of `plot` by `ratio`: its axes, legend, text elements and items.
 void rescalePlotFonts(QCustomPlot& plot, double ratio);
 
+// font.key(), kept for the fonts seen last: QFont::key() builds its text at
+// every call, and the plots' text caches look their font up at every draw.
+// GUI thread only.
+QString fontKey(const QFont& font);
+
 }  // namespace samplescope::ui

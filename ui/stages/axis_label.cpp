@@ -6,6 +6,8 @@
 #include <QFontMetrics>
 #include <QStaticText>
 
+#include "ui/common/font_scale.h"
+
 namespace samplescope::ui {
 
 namespace {
@@ -23,7 +25,7 @@ const LaidOut& layOut(const QFont& font, const QString& text) {
     // Never destroyed: no laid-out text (and its font) is torn down after the application object.
     static auto& cache = *new std::unordered_map<QString, std::unique_ptr<const LaidOut>>;
     constexpr std::size_t kMaxTexts = 256;
-    const QString key = font.key() + QLatin1Char('\x1f') + text;
+    const QString key = fontKey(font) + QLatin1Char('\x1f') + text;
     if (const auto found = cache.find(key); found != cache.end()) return *found->second;
     if (cache.size() >= kMaxTexts) cache.clear();
     auto made = std::make_unique<LaidOut>();
@@ -54,6 +56,20 @@ public:
         return result;
     }
 
+protected:
+    // QCustomPlot's key for its cached tick labels, from their look, made at every draw; the font's text
+    // form in it is dear. Made again only when one of its inputs changed.
+    QByteArray generateLabelParameterHash() const override {
+        if (hash_.isEmpty() || hashed_.rotation != tickLabelRotation || hashed_.side != tickLabelSide ||
+            hashed_.substitute != substituteExponent || hashed_.cross != numberMultiplyCross || hashed_.color != tickLabelColor ||
+            hashed_.font != tickLabelFont) {
+            hash_ = QCPAxisPainterPrivate::generateLabelParameterHash();
+            hashed_ = {tickLabelRotation, tickLabelSide, substituteExponent, numberMultiplyCross, tickLabelColor, tickLabelFont};
+        }
+        return hash_;
+    }
+
+public:
     void draw(QCPPainter* painter) override {
         const QString title = label;
         // A vertical axis's title (turned, its glyphs placed a fraction of a pixel apart from drawText's)
@@ -78,6 +94,18 @@ public:
                                         top + (height - laid.line_height) / 2.0),
                                 laid.text);
     }
+
+private:
+    struct Look {
+        double rotation = 0.0;
+        QCPAxis::LabelSide side = QCPAxis::lsOutside;
+        bool substitute = false;
+        bool cross = false;
+        QColor color;
+        QFont font;
+    };
+    mutable QByteArray hash_;
+    mutable Look hashed_;
 };
 
 // The painter a QCPAxis holds (a protected member, reached through a pointer to it).

@@ -8,6 +8,8 @@
 #include <QStaticText>
 #include <QTextOption>
 
+#include "ui/common/font_scale.h"
+
 namespace samplescope::ui {
 
 namespace {
@@ -24,7 +26,7 @@ const LaidOut& layOut(const QFont& font, Qt::Alignment alignment, const QString&
     // Never destroyed: no laid-out text (and its font) is torn down after the application object.
     static auto& cache = *new std::unordered_map<QString, std::unique_ptr<const LaidOut>>;
     constexpr std::size_t kMaxTexts = 1024;
-    const QString key = font.key() + QLatin1Char('\x1f') + QString::number(alignment.toInt()) + QLatin1Char('\x1f') + text;
+    const QString key = fontKey(font) + QLatin1Char('\x1f') + QString::number(alignment.toInt()) + QLatin1Char('\x1f') + text;
     if (const auto found = cache.find(key); found != cache.end()) return *found->second;
     if (cache.size() >= kMaxTexts) cache.clear();
     auto made = std::make_unique<LaidOut>();

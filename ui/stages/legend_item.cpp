@@ -8,6 +8,8 @@
 #include <QFontMetrics>
 #include <QStaticText>
 
+#include "ui/common/font_scale.h"
+
 namespace samplescope::ui {
 
 namespace {
@@ -19,7 +21,7 @@ std::shared_ptr<const LegendItem::MeasuredName> measure(const QFont& font, int i
     // Never destroyed: no laid-out text (and its font) is torn down after the application object.
     static auto& cache = *new std::unordered_map<QString, std::shared_ptr<const LegendItem::MeasuredName>>;
     constexpr std::size_t kMaxNames = 512;
-    const QString key = font.key() + QLatin1Char('\x1f') + QString::number(icon_height) + QLatin1Char('\x1f') + name;
+    const QString key = fontKey(font) + QLatin1Char('\x1f') + QString::number(icon_height) + QLatin1Char('\x1f') + name;
     if (const auto found = cache.find(key); found != cache.end()) return found->second;
     if (cache.size() >= kMaxNames) cache.clear();
     auto made = std::make_shared<LegendItem::MeasuredName>();

@@ -1186,7 +1186,7 @@ QStringList wrapExactly(const QString& paragraph, const QFontMetrics& metrics, i
 // The last results are kept: the plots wrap the same texts at every trace.
 QString wrapToWidth(const QString& text, const QFont& font, int width) {
     static QHash<QString, QString> known;  // GUI thread only
-    const QString key = QString::number(width) + QLatin1Char('|') + font.key() + QLatin1Char('|') + text;
+    const QString key = QString::number(width) + QLatin1Char('|') + fontKey(font) + QLatin1Char('|') + text;
     if (const auto it = known.constFind(key); it != known.constEnd()) return *it;
     const QFontMetrics metrics(font);
     QStringList out;

@@ -5,6 +5,8 @@
 #include <QFontMetrics>
 #include <QTextOption>
 
+#include "ui/common/font_scale.h"
+
 namespace samplescope::ui {
 
 namespace {
@@ -15,7 +17,7 @@ std::shared_ptr<const TextElement::LaidOut> layOut(const QFont& font, const QStr
     // Never destroyed: no laid-out text (and its font) is torn down after the application object.
     static auto& cache = *new std::unordered_map<QString, std::shared_ptr<const TextElement::LaidOut>>;
     constexpr std::size_t kMaxTexts = 1024;
-    const QString key = font.key() + QLatin1Char('\x1f') + text;
+    const QString key = fontKey(font) + QLatin1Char('\x1f') + text;
     if (const auto found = cache.find(key); found != cache.end()) return found->second;
     if (cache.size() >= kMaxTexts) cache.clear();
     auto made = std::make_shared<TextElement::LaidOut>();
