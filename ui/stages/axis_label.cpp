@@ -7,6 +7,7 @@
 #include <QStaticText>
 
 #include "ui/common/font_scale.h"
+#include "ui/stages/text_element.h"
 
 namespace samplescope::ui {
 
@@ -34,10 +35,7 @@ const LaidOut& layOut(const QFont& font, const QString& text) {
     made->centred_height = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip | Qt::AlignHCenter | Qt::AlignVCenter, text).height();
     made->line_height = QFontMetricsF(font).height();
     made->advance = QFontMetricsF(font).horizontalAdvance(text);
-    made->text.setText(text);
-    made->text.setTextFormat(Qt::PlainText);
-    made->text.setPerformanceHint(QStaticText::AggressiveCaching);
-    made->text.prepare(QTransform(), font);
+    made->text = preparedText(text, font, std::nullopt, Qt::AlignLeft);
     return *cache.emplace(key, std::move(made)).first->second;
 }
 

@@ -6,9 +6,9 @@
 
 #include <QFontMetrics>
 #include <QStaticText>
-#include <QTextOption>
 
 #include "ui/common/font_scale.h"
+#include "ui/stages/text_element.h"
 
 namespace samplescope::ui {
 
@@ -33,17 +33,7 @@ const LaidOut& layOut(const QFont& font, Qt::Alignment alignment, const QString&
     const int flags = Qt::TextDontClip | static_cast<int>(alignment.toInt());
     made->box = QFontMetrics(font).boundingRect(0, 0, 0, 0, flags, text);
     made->size = QFontMetricsF(font).boundingRect(QRectF(0, 0, 10000, 10000), Qt::AlignLeft | Qt::AlignTop, text).size();
-    // QStaticText breaks lines at U+2028 only; drawText breaks at '\n' too.
-    QString lines = text;
-    lines.replace(QLatin1Char('\n'), QChar::LineSeparator);
-    made->text.setText(lines);
-    made->text.setTextFormat(Qt::PlainText);
-    made->text.setPerformanceHint(QStaticText::AggressiveCaching);
-    made->text.setTextWidth(made->box.width());
-    QTextOption option = made->text.textOption();
-    option.setAlignment(alignment & Qt::AlignHorizontal_Mask);
-    made->text.setTextOption(option);
-    made->text.prepare(QTransform(), font);
+    made->text = preparedText(text, font, made->box.width(), alignment);
     return *cache.emplace(key, std::move(made)).first->second;
 }
 

@@ -22,25 +22,32 @@ std::shared_ptr<const TextElement::LaidOut> layOut(const QFont& font, const QStr
     if (cache.size() >= kMaxTexts) cache.clear();
     auto made = std::make_shared<TextElement::LaidOut>();
     made->size = QFontMetrics(font).boundingRect(0, 0, 0, 0, Qt::TextDontClip, text).size();
-    // QStaticText breaks lines at U+2028 only; drawText breaks at '\n' too.
-    QString lines = text;
-    lines.replace(QLatin1Char('\n'), QChar::LineSeparator);
-    made->text.setText(lines);
-    made->text.setTextFormat(Qt::PlainText);
-    made->text.setPerformanceHint(QStaticText::AggressiveCaching);
     // Each line centred in the width of the widest, as drawText's Qt::AlignHCenter centres it in its
     // rectangle (the block is centred in the element's rectangle when drawn, so a width a fraction wider
     // than the widest line moves no line).
-    made->text.setTextWidth(made->size.width());
-    QTextOption option = made->text.textOption();
-    option.setAlignment(Qt::AlignHCenter);
-    made->text.setTextOption(option);
-    made->text.prepare(QTransform(), font);
+    made->text = preparedText(text, font, made->size.width(), Qt::AlignHCenter);
     cache.emplace(key, made);
     return made;
 }
 
 }  // namespace
+
+QStaticText preparedText(const QString& text, const QFont& font, std::optional<int> width, Qt::Alignment alignment) {
+    // QStaticText breaks lines at U+2028 only; drawText breaks at '\n' too.
+    QString lines = text;
+    lines.replace(QLatin1Char('\n'), QChar::LineSeparator);
+    QStaticText made(lines);
+    made.setTextFormat(Qt::PlainText);
+    made.setPerformanceHint(QStaticText::AggressiveCaching);
+    if (width) {
+        made.setTextWidth(*width);
+        QTextOption option = made.textOption();
+        option.setAlignment(alignment & Qt::AlignHorizontal_Mask);
+        made.setTextOption(option);
+    }
+    made.prepare(QTransform(), font);
+    return made;
+}
 
 const TextElement::LaidOut& TextElement::laidOut(const QFont& font) const {
     if (!laid_out_ || laid_out_text_ != mText || laid_out_font_ != font) {
