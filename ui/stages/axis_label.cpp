@@ -1,13 +1,11 @@
 #include "ui/stages/axis_label.h"
 
 #include <memory>
-#include <unordered_map>
 
 #include <QFontMetrics>
 #include <QStaticText>
 
-#include "ui/common/font_scale.h"
-#include "ui/stages/text_element.h"
+#include "ui/stages/text_cache.h"
 
 namespace samplescope::ui {
 
@@ -21,22 +19,17 @@ struct LaidOut {
     QStaticText text;
 };
 
-// Keyed by the font's key and the text; the GUI thread is the only reader.
-const LaidOut& layOut(const QFont& font, const QString& text) {
-    // Never destroyed: no laid-out text (and its font) is torn down after the application object.
-    static auto& cache = *new std::unordered_map<QString, std::unique_ptr<const LaidOut>>;
-    constexpr std::size_t kMaxTexts = 256;
-    const QString key = fontKey(font) + QLatin1Char('\x1f') + text;
-    if (const auto found = cache.find(key); found != cache.end()) return *found->second;
-    if (cache.size() >= kMaxTexts) cache.clear();
-    auto made = std::make_unique<LaidOut>();
-    const QFontMetrics metrics(font);
-    made->bounds = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, text);
-    made->centred_height = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip | Qt::AlignHCenter | Qt::AlignVCenter, text).height();
-    made->line_height = QFontMetricsF(font).height();
-    made->advance = QFontMetricsF(font).horizontalAdvance(text);
-    made->text = preparedText(text, font, std::nullopt, Qt::AlignLeft);
-    return *cache.emplace(key, std::move(made)).first->second;
+std::shared_ptr<const LaidOut> layOut(const QFont& font, const QString& text) {
+    return cachedText<LaidOut>(font, text, 256, [&] {
+        LaidOut made;
+        const QFontMetrics metrics(font);
+        made.bounds = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, text);
+        made.centred_height = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip | Qt::AlignHCenter | Qt::AlignVCenter, text).height();
+        made.line_height = QFontMetricsF(font).height();
+        made.advance = QFontMetricsF(font).horizontalAdvance(text);
+        made.text = preparedText(text, font, std::nullopt, Qt::AlignLeft);
+        return made;
+    });
 }
 
 // QCustomPlot's axis painter, measuring the title from the cache and, on a
@@ -50,7 +43,7 @@ public:
         label.clear();
         int result = QCPAxisPainterPrivate::size();
         label = title;
-        if (!title.isEmpty()) result += layOut(labelFont, title).centred_height + labelPadding;
+        if (!title.isEmpty()) result += layOut(labelFont, title)->centred_height + labelPadding;
         return result;
     }
 
@@ -80,7 +73,8 @@ public:
         QCPAxisPainterPrivate::draw(painter);
         label = title;
         if (title.isEmpty()) return;
-        const LaidOut& laid = layOut(labelFont, title);
+        const auto laid_out = layOut(labelFont, title);
+        const LaidOut& laid = *laid_out;
         // In a box as tall as the title's bounding box and as wide as the axis rect, centred, the box's
         // near edge where the empty title's selection box lies (a line of no height, labelPadding past the
         // tick labels).

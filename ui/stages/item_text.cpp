@@ -2,13 +2,11 @@
 
 #include <cmath>
 #include <memory>
-#include <unordered_map>
 
 #include <QFontMetrics>
 #include <QStaticText>
 
-#include "ui/common/font_scale.h"
-#include "ui/stages/text_element.h"
+#include "ui/stages/text_cache.h"
 
 namespace samplescope::ui {
 
@@ -20,26 +18,21 @@ struct LaidOut {
     QStaticText text;  // its lines aligned in the box's width as drawText aligns them
 };
 
-// Keyed by the font's key, the alignment and the text; the GUI thread is the
-// only reader. Past a bound (labels made from data are many) it starts again.
-const LaidOut& layOut(const QFont& font, Qt::Alignment alignment, const QString& text) {
-    // Never destroyed: no laid-out text (and its font) is torn down after the application object.
-    static auto& cache = *new std::unordered_map<QString, std::unique_ptr<const LaidOut>>;
-    constexpr std::size_t kMaxTexts = 1024;
-    const QString key = fontKey(font) + QLatin1Char('\x1f') + QString::number(alignment.toInt()) + QLatin1Char('\x1f') + text;
-    if (const auto found = cache.find(key); found != cache.end()) return *found->second;
-    if (cache.size() >= kMaxTexts) cache.clear();
-    auto made = std::make_unique<LaidOut>();
-    const int flags = Qt::TextDontClip | static_cast<int>(alignment.toInt());
-    made->box = QFontMetrics(font).boundingRect(0, 0, 0, 0, flags, text);
-    made->size = QFontMetricsF(font).boundingRect(QRectF(0, 0, 10000, 10000), Qt::AlignLeft | Qt::AlignTop, text).size();
-    made->text = preparedText(text, font, made->box.width(), alignment);
-    return *cache.emplace(key, std::move(made)).first->second;
+// Keyed by the alignment and the text too.
+std::shared_ptr<const LaidOut> layOut(const QFont& font, Qt::Alignment alignment, const QString& text) {
+    return cachedText<LaidOut>(font, QString::number(alignment.toInt()) + QLatin1Char('\x1f') + text, 1024, [&] {
+        LaidOut made;
+        const int flags = Qt::TextDontClip | static_cast<int>(alignment.toInt());
+        made.box = QFontMetrics(font).boundingRect(0, 0, 0, 0, flags, text);
+        made.size = QFontMetricsF(font).boundingRect(QRectF(0, 0, 10000, 10000), Qt::AlignLeft | Qt::AlignTop, text).size();
+        made.text = preparedText(text, font, made.box.width(), alignment);
+        return made;
+    });
 }
 
 }  // namespace
 
-QSizeF ItemText::textSize() const { return layOut(mFont, mTextAlignment, mText).size; }
+QSizeF ItemText::textSize() const { return layOut(mFont, mTextAlignment, mText)->size; }
 
 void ItemText::draw(QCPPainter* painter) {
     // Lines centred or set right in the box land a fraction of a pixel apart from drawText's; those are drawn
@@ -49,7 +42,8 @@ void ItemText::draw(QCPPainter* painter) {
         return;
     }
     const QFont font = mainFont();
-    const LaidOut& laid = layOut(font, mTextAlignment, mText);
+    const auto laid_out = layOut(font, mTextAlignment, mText);
+    const LaidOut& laid = *laid_out;
     // The box around the text (its padding added) placed at the position by the position alignment, in
     // coordinates turned with the item; the text inside it after the padding.
     const QPointF at = position->pixelPosition();

@@ -2,36 +2,24 @@
 
 #include <algorithm>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include <QFontMetrics>
-#include <QStaticText>
 
-#include "ui/common/font_scale.h"
+#include "ui/stages/text_cache.h"
 
 namespace samplescope::ui {
 
 namespace {
 
-// Keyed by the font's key, the icon height the box is measured against and the
-// name. The GUI thread is the only reader. A plot's names are few; past a bound
-// (names made from data would be) the cache starts again rather than grow.
+// Keyed by the icon height the box is measured against and the name too. A plot's names are few.
 std::shared_ptr<const LegendItem::MeasuredName> measure(const QFont& font, int icon_height, const QString& name) {
-    // Never destroyed: no laid-out text (and its font) is torn down after the application object.
-    static auto& cache = *new std::unordered_map<QString, std::shared_ptr<const LegendItem::MeasuredName>>;
-    constexpr std::size_t kMaxNames = 512;
-    const QString key = fontKey(font) + QLatin1Char('\x1f') + QString::number(icon_height) + QLatin1Char('\x1f') + name;
-    if (const auto found = cache.find(key); found != cache.end()) return found->second;
-    if (cache.size() >= kMaxNames) cache.clear();
-    auto made = std::make_shared<LegendItem::MeasuredName>();
-    made->box = QFontMetrics(font).boundingRect(0, 0, 0, icon_height, Qt::TextDontClip, name);
-    made->text.setText(name);
-    made->text.setTextFormat(Qt::PlainText);
-    made->text.setPerformanceHint(QStaticText::AggressiveCaching);
-    made->text.prepare(QTransform(), font);
-    cache.emplace(key, made);
-    return made;
+    return cachedText<LegendItem::MeasuredName>(font, QString::number(icon_height) + QLatin1Char('\x1f') + name, 512, [&] {
+        LegendItem::MeasuredName made;
+        made.box = QFontMetrics(font).boundingRect(0, 0, 0, icon_height, Qt::TextDontClip, name);
+        made.text = preparedText(name, font, std::nullopt, Qt::AlignLeft);
+        return made;
+    });
 }
 
 // The plottable's icon is drawn by the plottable itself; its drawLegendIcon is

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <memory>
-#include <optional>
 
 #include <QFont>
 #include <QSize>
@@ -20,11 +19,6 @@
 #include <qcustomplot.h>
 
 namespace samplescope::ui {
-
-// `text` laid out in `font` as drawText lays out a plain text: lines broken at
-// '\n', each aligned by `alignment` (its horizontal part) in `width` pixels
-// (none: as wide as the text). Prepared for drawing untransformed.
-QStaticText preparedText(const QString& text, const QFont& font, std::optional<int> width, Qt::Alignment alignment);
 
 class TextElement : public QCPTextElement {
 public:
