@@ -70,6 +70,52 @@ private slots:
             }
         }
     }
+    // The rest's sums are the ones a pass over the candidates in ascending id order gives, bit
+    // for bit (the bars' tooltips print them exactly): the kept ids' q after and the dropped ids'
+    // q before, each added left to right, shown ids passed over.
+    void restIsSummedInIdOrder() {
+        std::mt19937_64 rng(11);
+        std::normal_distribution<double> logit(0.0, 3.0);
+        const Example realistic = realisticExample();
+        for (int row = 0; row < 200; ++row) {
+            std::vector<double> logits(static_cast<std::size_t>(1 + rng() % 3000));
+            for (auto& x : logits) x = logit(rng);
+            SamplingParams params;
+            params.top_k = static_cast<std::int64_t>(rng() % 400);
+            params.top_p = 0.3 + static_cast<double>(rng() % 70) / 100.0;
+            params.min_p = static_cast<double>(rng() % 20) / 100.0;
+            params.seed = row;
+            const bool big = row % 50 == 0;
+            const SampleTrace trace = big ? trace_once(realistic.logits, params, realistic.prompt_ids, realistic.output_ids)
+                                          : trace_once(logits, params);
+            const std::size_t top_n = 1 + rng() % 120;
+            for (const auto& info : kStages) {
+                if (!info.contract) continue;
+                const auto data = makeStagePlotData(trace, info.stage, top_n);
+                const StageTrace& now = trace.stage(info.stage);
+                const StageTrace& before = trace.stage(inputStage(trace, info.stage));
+                std::vector<std::int32_t> shown;
+                for (const auto& token : data.top) shown.push_back(token.id);
+                std::sort(shown.begin(), shown.end());
+                double kept_mass = 0.0, dropped_mass = 0.0;
+                std::size_t kept_count = 0, dropped_count = 0;
+                for (const auto id : *before.kept) {
+                    if (std::binary_search(shown.begin(), shown.end(), id)) continue;
+                    if (now.keeps(id)) {
+                        ++kept_count;
+                        kept_mass += now.prob_of(id);
+                    } else {
+                        ++dropped_count;
+                        dropped_mass += before.prob_of(id);
+                    }
+                }
+                QCOMPARE(data.rest_kept_count, kept_count);
+                QCOMPARE(data.rest_dropped_count, dropped_count);
+                QVERIFY2(data.rest_kept_mass == kept_mass, qPrintable(QString::number(row)));
+                QVERIFY2(data.rest_dropped_mass == dropped_mass, qPrintable(QString::number(row)));
+            }
+        }
+    }
     void truncationStatsOfWorkedExample() {
         const Example example = workedExample();
         const SampleTrace trace = trace_once(example.logits, example.params);

@@ -323,6 +323,49 @@ bool vocabularyByDefault(Stage stage, std::size_t candidates, std::size_t top_n)
 
 namespace {
 
+// Where each of `wanted` (ascending) is in `ids` (ascending): the positions of those found, and
+// the indices into `wanted` of those that are not. Each search starts where the last ended and
+// gallops, so a few wanted ids cost a few reads and many cost one pass.
+struct Positions {
+    std::vector<std::size_t> found;
+    std::vector<std::size_t> missing;
+};
+
+Positions positionsIn(const IdList& ids, std::span<const std::int32_t> wanted) {
+    Positions out;
+    out.found.reserve(wanted.size());
+    auto from = ids.begin();
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+        const std::int32_t id = wanted[i];
+        std::size_t step = 1;
+        auto bound = from;
+        while (bound != ids.end() && *bound < id) {
+            from = bound + 1;
+            bound = static_cast<std::size_t>(ids.end() - from) > step ? from + static_cast<std::ptrdiff_t>(step) : ids.end();
+            step *= 2;
+        }
+        from = std::lower_bound(from, bound, id);
+        if (from != ids.end() && *from == id) {
+            out.found.push_back(static_cast<std::size_t>(from - ids.begin()));
+        } else {
+            out.missing.push_back(i);
+        }
+    }
+    return out;
+}
+
+// values[0] + values[1] + ... left to right, passing over the positions in `skip` (ascending, unique).
+double sumExcept(const Values& values, const std::vector<std::size_t>& skip) {
+    double sum = 0.0;
+    std::size_t from = 0;
+    for (const std::size_t at : skip) {
+        for (std::size_t i = from; i < at; ++i) sum += values[i];
+        from = at + 1;
+    }
+    for (std::size_t i = from; i < values.size(); ++i) sum += values[i];
+    return sum;
+}
+
 // The top N bars from `top_ids` (rank order) and the rest summed in ascending id order.
 StagePlotData plotDataFrom(const SampleTrace& trace, Stage stage, std::span<const std::int32_t> top_ids) {
     StagePlotData data;
@@ -335,41 +378,40 @@ StagePlotData plotDataFrom(const SampleTrace& trace, Stage stage, std::span<cons
     data.top.reserve(top_ids.size());
     for (const auto id : top_ids) data.top.push_back(tokenAt(before, now, id));
 
-    // The rest: every candidate not shown, summed in ascending id order.
-    std::vector<std::int32_t> shown(top_ids.begin(), top_ids.end());
-    std::sort(shown.begin(), shown.end());
+    // The rest: every candidate not shown, summed in ascending id order (kept ids' q after, dropped
+    // ids' q before), each sum over the runs between the ids it skips: the same additions in the
+    // same order as one pass that tests every id, without a test per id.
     const IdList& kept = *now.kept;
     // Read once: each read of a StageProbs takes its lock.
     const Values& now_probs = *now.probs;
-    const Values& before_probs = *before.probs;
-    std::size_t shown_at = 0;
-    std::size_t kept_at = 0;
+    std::vector<std::int32_t> shown(top_ids.begin(), top_ids.end());
+    std::sort(shown.begin(), shown.end());
     if (&kept == &candidates || kept == candidates) {
-        // Nothing dropped (the kept set is the candidates): the same sum in the same order, without the merge.
-        for (std::size_t i = 0; i < candidates.size(); ++i) {
-            const auto id = candidates[i];
-            while (shown_at < shown.size() && shown[shown_at] < id) ++shown_at;
-            if (shown_at < shown.size() && shown[shown_at] == id) continue;
-            ++data.rest_kept_count;
-            data.rest_kept_mass += now_probs[i];
-        }
+        // Nothing dropped (the kept set is the candidates).
+        const std::vector<std::size_t> skip = positionsIn(candidates, shown).found;
+        data.rest_kept_count = candidates.size() - skip.size();
+        data.rest_kept_mass = sumExcept(now_probs, skip);
         return data;
     }
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-        const auto id = candidates[i];
-        while (shown_at < shown.size() && shown[shown_at] < id) ++shown_at;
-        while (kept_at < kept.size() && kept[kept_at] < id) ++kept_at;
-        const bool is_shown = shown_at < shown.size() && shown[shown_at] == id;
-        const bool is_kept = kept_at < kept.size() && kept[kept_at] == id;
-        if (is_shown) continue;
-        if (is_kept) {
-            ++data.rest_kept_count;
-            data.rest_kept_mass += now_probs[kept_at];
-        } else {
-            ++data.rest_dropped_count;
-            data.rest_dropped_mass += before_probs[i];
-        }
-    }
+    const Values& before_probs = *before.probs;
+    // A kept id is a candidate (a stage keeps a subset of what it received); one that is not would
+    // be passed over, as by the pass over the candidates.
+    const Positions kept_at = positionsIn(candidates, kept);
+    const Positions shown_in_kept = positionsIn(kept, shown);
+    std::vector<std::size_t> kept_skip = shown_in_kept.found;
+    kept_skip.insert(kept_skip.end(), kept_at.missing.begin(), kept_at.missing.end());
+    std::sort(kept_skip.begin(), kept_skip.end());
+    kept_skip.erase(std::unique(kept_skip.begin(), kept_skip.end()), kept_skip.end());
+    data.rest_kept_count = kept.size() - kept_skip.size();
+    data.rest_kept_mass = sumExcept(now_probs, kept_skip);
+    // The dropped candidates: all but the kept and the shown.
+    const std::vector<std::size_t> shown_at = positionsIn(candidates, shown).found;
+    std::vector<std::size_t> dropped_skip;
+    dropped_skip.reserve(kept_at.found.size() + shown_at.size());
+    std::merge(kept_at.found.begin(), kept_at.found.end(), shown_at.begin(), shown_at.end(), std::back_inserter(dropped_skip));
+    dropped_skip.erase(std::unique(dropped_skip.begin(), dropped_skip.end()), dropped_skip.end());
+    data.rest_dropped_count = candidates.size() - dropped_skip.size();
+    data.rest_dropped_mass = sumExcept(before_probs, dropped_skip);
     return data;
 }
 
