@@ -4,6 +4,7 @@
 // rows, and the agreements the study predicts.
 #include <QtTest>
 
+#include <bit>
 #include <cmath>
 #include <random>
 
@@ -381,6 +382,54 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(InputError, request.skip_draws(1));
         QCOMPARE(request.draws_consumed(), ~0ULL);
         QVERIFY(request.output_ids().empty());
+    }
+
+    // A step given the last step's logprob memo reports the logprob a fresh step does, bit for
+    // bit: after a change past the penalties (temperature) the memo's sums are used, and after a
+    // change of the penalties or the row they are not. A memo whose sums are wrong for its row
+    // shows in the logprob, so the test sees the memo being read.
+    void logprobMemoGivesAFreshStepsLogprob() {
+        std::mt19937_64 random(515);
+        const auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
+        const auto step = [](const SamplingParams& params, const testing::RandomCase& c, LogprobMemo* memo) {
+            Request request(params, c.prompt, c.output);
+            request.skip_draws(c.skip);
+            return request.step(c.logits, memo);
+        };
+        int read = 0;
+        int compared = 0;
+        for (int row = 0; row < 1500; ++row) {
+            const testing::RandomCase c = testing::random_case(random, 60);
+            SamplingParams hotter = c.params;
+            hotter.temperature = c.params.temperature > 0.0 ? c.params.temperature * 1.5 : 0.7;
+            SamplingParams penalised = hotter;
+            penalised.repetition_penalty = 1.3;
+            penalised.presence_penalty = 0.4;
+            testing::RandomCase other = c;
+            other.logits[random() % other.logits.size()] += 0.5;
+            SampleTrace first;
+            try {
+                first = step(c.params, c, nullptr);
+                (void)step(hotter, c, nullptr);
+                (void)step(penalised, c, nullptr);
+                (void)step(penalised, other, nullptr);
+            } catch (const InputError&) {
+                continue;  // a row the contract refuses (a penalty emptied it): nothing to remember
+            }
+            LogprobMemo memo;
+            QCOMPARE(bits(step(c.params, c, &memo).logprob), bits(first.logprob));
+            QVERIFY(memo.row != nullptr);
+            // The memo read: its sums made wrong for its own row change the next logprob.
+            LogprobMemo wrong = memo;
+            wrong.partition *= 2.0;
+            if (bits(step(hotter, c, &wrong).logprob) != bits(step(hotter, c, nullptr).logprob)) ++read;
+            for (const auto& [params, input] : {std::pair{hotter, c}, {penalised, c}, {penalised, other}, {c.params, c}}) {
+                QCOMPARE(bits(step(params, input, &memo).logprob), bits(step(params, input, nullptr).logprob));
+                ++compared;
+            }
+        }
+        QVERIFY(compared > 4000);
+        QVERIFY(read > 300);  // rows whose sums did not come from the step's own softmax
     }
 
     // ---- spec is the reference ----------------------------------------------

@@ -70,11 +70,12 @@ void Request::set_params(const SamplingParams& params) {
     params_.seed = seed_;
 }
 
-PipelineTrace Request::step_pipeline(std::span<const double> logits) {
+PipelineTrace Request::step_pipeline(std::span<const double> logits, LogprobMemo* memo) {
     check_draw_counter(draws_, 1, "skip_draws");  // the draw this step may take must fit the counter
     Pcg32 rng = rng_;  // committed only when the step succeeds
     PipelineInput input{logits, params_, prompt_, output_};
     input.mirostat_mu = mirostat_mu_;
+    input.logprob_memo = memo;
     // Ids outside this row's V: the full count names the first one.
     const bool counted = min_id_ >= 0 && max_id_ < static_cast<std::int64_t>(logits.size());
     PipelineTrace trace = run_pipeline(pipeline_, input, rng, seed_, draws_, counted ? &history_ : nullptr);

@@ -29,8 +29,11 @@ public:
 
     // Samples from these logits, appends the token to the output ids, advances
     // the stream. Throws InputError (and changes nothing) on bad input.
-    PipelineTrace step_pipeline(std::span<const double> logits);
-    SampleTrace step(std::span<const double> logits) { return step_pipeline(logits).trace; }
+    // `memo`: the caller's logprob memo, kept between its steps (pipeline.h).
+    PipelineTrace step_pipeline(std::span<const double> logits, LogprobMemo* memo = nullptr);
+    SampleTrace step(std::span<const double> logits, LogprobMemo* memo = nullptr) {
+        return step_pipeline(logits, memo).trace;
+    }
 
     // Back to the first draw of the seed's stream, the original history and
     // mirostat's starting mu.

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -166,6 +167,19 @@ struct PipelineTrace {
 };
 
 // One row and its parameters, as every pipeline function takes them.
+// What a step's logprob needs of its penalised row (the maximum and the
+// partition of step 9 over all V ids), kept by a caller between its steps: a
+// step whose penalised row equals the last one's bit for bit takes these sums
+// instead of a pass of V exponentials. The same numbers in the same order give
+// the same sums, so the logprob is the one the step would compute. A caller
+// that changes only what comes after the penalties (temperature, truncation)
+// pays one comparison of the row. Not thread-safe: one per thread of steps.
+struct LogprobMemo {
+    std::shared_ptr<const std::vector<double>> row;  // held: a later step's writes copy it first
+    double max_logit = 0.0;
+    double partition = 0.0;
+};
+
 struct PipelineInput {
     std::span<const double> logits;
     SamplingParams params;
@@ -176,6 +190,8 @@ struct PipelineInput {
     std::optional<double> xtc_coin = std::nullopt;
     // Mirostat's mu before this step; 2 tau (a fresh request) when absent.
     std::optional<double> mirostat_mu = std::nullopt;
+    // The caller's memo of the last step's logprob sums (none: computed).
+    LogprobMemo* logprob_memo = nullptr;
 };
 
 }  // namespace samplescope

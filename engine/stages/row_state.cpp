@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <numeric>
 
@@ -577,10 +578,23 @@ void RowState::snapshot(StageTrace& out) {
 }
 
 double RowState::contract_logprob(std::int32_t token) {
-    const Values& values = penalised_split_ ? *penalised_ : *logits_;
+    const std::shared_ptr<Values>& row = penalised_split_ ? penalised_ : logits_;
+    const Values& values = *row;
+    // The caller's memo (pipeline.h LogprobMemo), in f64 runs only (a float32 rerun's row is another row).
+    LogprobMemo* memo = arithmetic == Arithmetic::F64 ? input.logprob_memo : nullptr;
     if (!penalised_sums_valid_) {
-        penalised_sums_ = row_softmax_sums(values.data(), static_cast<std::int64_t>(values.size()));
+        if (memo && memo->row && memo->row->size() == values.size() &&
+            std::memcmp(memo->row->data(), values.data(), values.size() * sizeof(double)) == 0) {
+            penalised_sums_ = SoftmaxSums{memo->max_logit, memo->partition};
+        } else {
+            penalised_sums_ = row_softmax_sums(values.data(), static_cast<std::int64_t>(values.size()));
+        }
         penalised_sums_valid_ = true;
+    }
+    if (memo && memo->row != row) {
+        memo->row = row;
+        memo->max_logit = penalised_sums_.max_logit;
+        memo->partition = penalised_sums_.partition;
     }
     return log_softmax_at(values[static_cast<std::size_t>(token)], penalised_sums_.max_logit, penalised_sums_.partition);
 }

@@ -21,7 +21,10 @@ SamplingOutcome runSamplingJob(SamplingJob job) {
         const double cpu_start = threadCpuMs();
         auto view = std::make_shared<TraceView>();
         view->generation = job.generation;
-        SampleTrace trace = job.request.step(*job.logits);
+        // Kept between jobs: a key after the penalties (temperature, truncation) leaves the
+        // penalised row as it was, and its logprob's sums with it.
+        thread_local LogprobMemo logprob_memo;
+        SampleTrace trace = job.request.step(*job.logits, &logprob_memo);
         const auto stepped = std::chrono::steady_clock::now();
         view->parts.step_ms = std::chrono::duration<double, std::milli>(stepped - start).count();
         // Outlives the job: a stage whose inputs did not change keeps its arrays and data, an unchanged row is
