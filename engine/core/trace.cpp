@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/base/buffer_pool.h"
 #include "engine/core/row_math.h"
 
 namespace samplescope {
@@ -23,7 +24,8 @@ namespace {
 // maximum and the sequential partition in ascending id order, then each
 // numerator over the partition.
 std::shared_ptr<const Values> softmax_over(const Values& logits, const IdList& kept) {
-    auto probs = std::make_shared<Values>(kept.size());
+    // Pooled: every element is written below, and a recycled array's pages are mapped already.
+    auto probs = pooled_doubles(kept.size());
     softmax_into(logits.data(), kept.data(), static_cast<std::int64_t>(kept.size()), probs->data());
     return probs;
 }
