@@ -46,11 +46,17 @@ void sortByRank(std::vector<std::int32_t>& ids, const Values& logits) {
 
 }  // namespace
 
+std::shared_ptr<const RankOrder> RankOrders::known(const std::shared_ptr<const IdList>& ids,
+                                                   const std::shared_ptr<const Values>& logits) const {
+    for (const auto& order : orders_) {
+        if (order.ids == ids && order.logits == logits) return order.order;
+    }
+    return nullptr;
+}
+
 std::shared_ptr<const RankOrder> RankOrders::ranked(const std::shared_ptr<const IdList>& ids_ptr,
                                                     const std::shared_ptr<const Values>& logits_ptr) {
-    for (auto& known : orders_) {
-        if (known.ids == ids_ptr && known.logits == logits_ptr) return known.order;
-    }
+    if (auto order = known(ids_ptr, logits_ptr)) return order;
     const IdList& ids = *ids_ptr;
     const Values& logits = *logits_ptr;
     const auto by_rank = [&logits](std::int32_t a, std::int32_t b) {
@@ -184,6 +190,15 @@ StageRanking rankStage(const SampleTrace& trace, Stage stage, RankOrders& orders
     return ranking;
 }
 
+StageRanking rankTop(const SampleTrace& trace, Stage stage, std::size_t top_n, const RankOrders& orders) {
+    const StageTrace& now = trace.stage(stage);
+    const StageTrace& before = trace.stage(inputStage(trace, stage));
+    StageRanking ranking;
+    ranking.order = orders.known(before.kept, now.logits);
+    if (!ranking.order) ranking.order = std::make_shared<const RankOrder>(topRanked(*before.kept, *now.logits, top_n));
+    return ranking;
+}
+
 VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, RankOrders& orders) {
     return makeVocabCurve(trace, stage, rankStage(trace, stage, orders, true));
 }
@@ -218,9 +233,10 @@ VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, const StageRank
     // reading the positions and q at each rank costs three scattered reads per rank of a row that
     // has left the cache). The sign bit marks a dropped candidate: -q before, so -0 for q = 0.
     // Reused scratch, one per thread: two curves may be made at once.
+    // Never shrunk: a curve of 100 candidates between two of V would otherwise zero V elements again.
     thread_local std::vector<double> by_id, by_rank;
-    by_id.resize(logits.size());
-    by_rank.resize(order.size());
+    if (by_id.size() < logits.size()) by_id.resize(logits.size());
+    if (by_rank.size() < order.size()) by_rank.resize(order.size());
     {
         const IdList& candidates = *before.kept;
         for (std::size_t i = 0; i < candidates.size(); ++i) by_id[static_cast<std::size_t>(candidates[i])] = -before_probs[i];

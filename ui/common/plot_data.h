@@ -75,6 +75,9 @@ public:
     // `ids` (ascending) ranked by (logits desc, id asc).
     std::shared_ptr<const RankOrder> ranked(const std::shared_ptr<const IdList>& ids,
                                             const std::shared_ptr<const Values>& logits);
+    // The order ranked() made for these two arrays, if it is still held (null otherwise).
+    std::shared_ptr<const RankOrder> known(const std::shared_ptr<const IdList>& ids,
+                                           const std::shared_ptr<const Values>& logits) const;
     // position[id] = index of id in `ids` (ascending), -1 when absent; `vocab` entries.
     std::shared_ptr<const std::vector<std::int32_t>> positions(const std::shared_ptr<const IdList>& ids, std::size_t vocab);
     std::size_t fullSorts() const { return full_sorts_; }
@@ -105,6 +108,10 @@ struct StageRanking {
 };
 
 StageRanking rankStage(const SampleTrace& trace, Stage stage, RankOrders& orders, bool with_positions);
+// The first `top_n` of the stage's candidates in rank order, all a bar plot reads: the whole order
+// when `orders` holds one for the stage's two arrays (a curve's stage may share them), else a
+// partial sort of the candidates (one pass, where a whole order would cost a merge or a sort).
+StageRanking rankTop(const SampleTrace& trace, Stage stage, std::size_t top_n, const RankOrders& orders);
 
 // The curve from a ranking made `with_positions`; reads the stages' q.
 VocabCurve makeVocabCurve(const SampleTrace& trace, Stage stage, const StageRanking& ranking);

@@ -192,8 +192,15 @@ void DisplayBuilder::build(TraceView& view, const std::vector<std::optional<Plot
                     job.reuse = made && made->active == now.active && made->top_n == view.top_n && made->curve == job.curve &&
                                 same(made->before_kept, before.kept) && same(made->now_kept, now.kept) &&
                                 same(made->now_logits, now.logits);
-                    // Ranked all the same when not shown as a curve: the next stage's order derives from this one's.
-                    if (!job.reuse) job.ranking = rankStage(trace, job.stage, orders_, job.curve);
+                }
+                // The curves' whole orders first (each derived from an order held, such as the same
+                // stage's in the last trace), then the bars' top N, from those orders where a bar
+                // stage shares their arrays.
+                for (auto& job : jobs) {
+                    if (!job.reuse && job.curve) job.ranking = rankStage(trace, job.stage, orders_, true);
+                }
+                for (auto& job : jobs) {
+                    if (!job.reuse && !job.curve) job.ranking = rankTop(trace, job.stage, view.top_n, orders_);
                 }
             } catch (...) {
                 next_task = jobs.size() + 1;  // the helper makes nothing from a half-made ranking
@@ -219,7 +226,7 @@ void DisplayBuilder::build(TraceView& view, const std::vector<std::optional<Plot
     for (auto& job : jobs) {
         if (job.fallback) {
             job.reuse = false;
-            job.ranking = rankStage(trace, job.stage, orders_, job.curve);
+            job.ranking = job.curve ? rankStage(trace, job.stage, orders_, true) : rankTop(trace, job.stage, view.top_n, orders_);
             job.data = makeStagePlotData(trace, job.stage, view.top_n, job.ranking, job.curve);
         } else if (job.reuse) {
             ++view.parts.reused_stages;
