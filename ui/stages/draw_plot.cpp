@@ -22,11 +22,9 @@ constexpr std::size_t kMaxLabelledPoints = 24;
 
 }  // namespace
 
-DrawPlot::DrawPlot(QWidget* parent) : QCustomPlot(parent) {
+DrawPlot::DrawPlot(QWidget* parent) : OpaquePlot(parent) {
     setObjectName(QStringLiteral("draw_plot"));
     setMinimumSize(250, 250);
-    // Nothing is drawn on the overlay: no second buffer to clear and compose (as in StagePlot).
-    if (QCPLayer* overlay = layer(QStringLiteral("overlay"))) overlay->setMode(QCPLayer::lmLogical);
     for (QCPAxis* axis : axisRect()->axes()) useCachedAxisLabel(axis);  // titles from the cache (axis_label.h)
     QFont title_font = font();
     title_font = scaledFont(title_font, 10.5);

@@ -9,10 +9,11 @@
 #include <qcustomplot.h>
 
 #include "ui/common/trace_view.h"
+#include "ui/stages/opaque_plot.h"
 
 namespace samplescope::ui {
 
-class DrawPlot : public QCustomPlot {
+class DrawPlot : public OpaquePlot {
     Q_OBJECT
 public:
     explicit DrawPlot(QWidget* parent = nullptr);

@@ -153,7 +153,7 @@ QString candidateTooltip(Stage stage, const RankedToken& token, std::size_t rank
     return lines.join(QStringLiteral("<br>"));
 }
 
-StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_(stage) {
+StagePlot::StagePlot(Stage stage, QWidget* parent) : OpaquePlot(parent), stage_(stage) {
     const auto& info = stage_info(stage);
     setObjectName(QStringLiteral("stage_plot_%1").arg(QString::fromUtf8(info.name.data(), static_cast<int>(info.name.size()))));
     setMinimumSize(250, 250);
@@ -161,9 +161,6 @@ StagePlot::StagePlot(Stage stage, QWidget* parent) : QCustomPlot(parent), stage_
     setAntialiasedElements(QCP::aeNone);
     setAntialiasedElement(QCP::aeItems, true);
     setAntialiasedElement(QCP::aePlottables, true);
-    // Nothing is drawn on the overlay: as a layer of the main buffer it costs no
-    // second buffer to clear and compose at every replot.
-    if (QCPLayer* overlay = layer(QStringLiteral("overlay"))) overlay->setMode(QCPLayer::lmLogical);
     for (QCPAxis* axis : axisRect()->axes()) useCachedAxisLabel(axis);  // titles from the cache (axis_label.h)
 
     QFont title_font = font();

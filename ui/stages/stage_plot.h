@@ -17,6 +17,7 @@
 #include "engine/core/stage.h"
 #include "ui/common/trace_view.h"
 #include "ui/stages/item_text.h"
+#include "ui/stages/opaque_plot.h"
 
 namespace samplescope::ui {
 
@@ -35,7 +36,7 @@ PlotMode defaultPlotMode(Stage stage, const StagePlotData& data, std::size_t top
 QString candidateTooltip(Stage stage, const RankedToken& token, std::size_t rank, std::size_t candidates,
                          const QString& label, std::size_t bucket_first = 0, std::size_t bucket_last = 0);
 
-class StagePlot : public QCustomPlot {
+class StagePlot : public OpaquePlot {
     Q_OBJECT
 public:
     explicit StagePlot(Stage stage, QWidget* parent = nullptr);

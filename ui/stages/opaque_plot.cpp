@@ -1,0 +1,48 @@
+#include "ui/stages/opaque_plot.h"
+
+namespace samplescope::ui {
+
+namespace {
+
+// Fills the viewport with the plot's background brush: the first thing drawn into the buffer.
+class ViewportFill : public QCPLayerable {
+public:
+    ViewportFill(OpaquePlot* plot, const QString& layer) : QCPLayerable(plot, layer), plot_(plot) {}
+
+protected:
+    // QCPLayer::draw clips each layerable to its clipRect() moved up a pixel: the whole viewport
+    // one pixel down is the whole viewport.
+    QRect clipRect() const override { return plot_->viewport().translated(0, 1); }
+    void applyDefaultAntialiasingHint(QCPPainter* painter) const override { painter->setAntialiasing(false); }
+    void draw(QCPPainter* painter) override {
+        if (plot_->backgroundBrush().style() != Qt::NoBrush) painter->fillRect(plot_->viewport(), plot_->backgroundBrush());
+    }
+
+private:
+    OpaquePlot* plot_;
+};
+
+const QString kFillLayer = QStringLiteral("viewport fill");
+
+}  // namespace
+
+OpaquePlot::OpaquePlot(QWidget* parent) : QCustomPlot(parent) {
+    // Nothing is drawn on the overlay: as a layer of the main buffer it costs no second buffer.
+    if (QCPLayer* overlay = layer(QStringLiteral("overlay"))) overlay->setMode(QCPLayer::lmLogical);
+    addLayer(kFillLayer, layer(0), QCustomPlot::limBelow);
+    new ViewportFill(this, kFillLayer);  // owned by the plot
+}
+
+void OpaquePlot::paintEvent(QPaintEvent* event) {
+    copied_ = mPaintBuffers.size() == 1 && mBackgroundBrush.isOpaque() && layer(kFillLayer) == layer(0);
+    if (!copied_) {
+        QCustomPlot::paintEvent(event);
+        return;
+    }
+    QCPPainter painter(this);
+    if (!painter.isActive()) return;
+    painter.setCompositionMode(QPainter::CompositionMode_Source);
+    mPaintBuffers.front()->draw(&painter);
+}
+
+}  // namespace samplescope::ui
