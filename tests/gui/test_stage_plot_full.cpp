@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 
 #include "engine/core/element_math.h"
@@ -181,6 +182,38 @@ private slots:
         auto* mass = qobject_cast<QCPItemText*>(plot.item(QStringLiteral("rest_kept_mass")));
         QVERIFY(mass);
         QVERIFY2(mass->text().startsWith(QString::number(data.rest_kept_mass, 'g', 3)), qPrintable(mass->text()));
+    }
+
+    // A stage plot repaints by copying its opaque buffer, and the copy shows what QCustomPlot's own
+    // repaint (its background brush, the transparent buffer blended over it) shows, to the last
+    // row and column, up to a few levels of rounding at antialiased edges.
+    void opaqueRepaintShowsWhatQCustomPlotBlends() {
+        const auto view = viewOf(traceOf(realisticExample()), 10);
+        for (const Stage stage : {Stage::TopK, Stage::Temperature}) {
+            StagePlot plot(stage);
+            plot.showView(view, -1, false);
+            showAt(plot, 420, 320);
+            const QImage copied = plot.grab().toImage().convertToFormat(QImage::Format_RGB32);
+            QVERIFY(plot.copiedLastPaint());
+            plot.layer(OpaquePlot::kFillLayer)->setVisible(false);
+            plot.replot();
+            const QImage blended = plot.grab().toImage().convertToFormat(QImage::Format_RGB32);
+            QVERIFY(!plot.copiedLastPaint());
+            QCOMPARE(copied.size(), blended.size());
+            int largest = 0;
+            int differing = 0;
+            for (int y = 0; y < copied.height(); ++y) {
+                for (int x = 0; x < copied.width(); ++x) {
+                    const QRgb a = copied.pixel(x, y);
+                    const QRgb b = blended.pixel(x, y);
+                    const int gap = std::max({std::abs(qRed(a) - qRed(b)), std::abs(qGreen(a) - qGreen(b)), std::abs(qBlue(a) - qBlue(b))});
+                    largest = std::max(largest, gap);
+                    differing += gap > 0 ? 1 : 0;
+                }
+            }
+            QVERIFY2(largest <= 4, qPrintable(QStringLiteral("largest gap %1").arg(largest)));
+            QVERIFY2(differing < copied.width() * copied.height() / 20, qPrintable(QString::number(differing)));
+        }
     }
 
     // The raw logits are plotted as logits (not as temperature 1's probabilities).

@@ -22,9 +22,9 @@ private:
     OpaquePlot* plot_;
 };
 
-const QString kFillLayer = QStringLiteral("viewport fill");
-
 }  // namespace
+
+const QString OpaquePlot::kFillLayer = QStringLiteral("viewport fill");
 
 OpaquePlot::OpaquePlot(QWidget* parent) : QCustomPlot(parent) {
     // Nothing is drawn on the overlay: as a layer of the main buffer it costs no second buffer.
@@ -34,7 +34,8 @@ OpaquePlot::OpaquePlot(QWidget* parent) : QCustomPlot(parent) {
 }
 
 void OpaquePlot::paintEvent(QPaintEvent* event) {
-    copied_ = mPaintBuffers.size() == 1 && mBackgroundBrush.isOpaque() && layer(kFillLayer) == layer(0);
+    const QCPLayer* fill = layer(kFillLayer);
+    copied_ = mPaintBuffers.size() == 1 && mBackgroundBrush.isOpaque() && fill && fill == layer(0) && fill->visible();
     if (!copied_) {
         QCustomPlot::paintEvent(event);
         return;

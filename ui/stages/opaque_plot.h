@@ -22,6 +22,9 @@ class OpaquePlot : public QCustomPlot {
 public:
     explicit OpaquePlot(QWidget* parent = nullptr);
 
+    // The layer under all others that fills the viewport (hidden: QCustomPlot's own blend).
+    static const QString kFillLayer;
+
     // The brush QCustomPlot paints under its buffers (setBackground).
     const QBrush& backgroundBrush() const { return mBackgroundBrush; }
     // Whether the last repaint copied the buffer (one buffer, an opaque brush) rather than
