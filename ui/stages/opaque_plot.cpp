@@ -22,6 +22,19 @@ private:
     OpaquePlot* plot_;
 };
 
+// QCustomPlot's pixmap buffer, left as it is where QCustomPlot clears it to transparent before
+// each replot when the fill layer is about to paint every pixel of it anyway.
+class FilledBuffer : public QCPPaintBufferPixmap {
+public:
+    FilledBuffer(const QSize& size, double ratio, const OpaquePlot* plot) : QCPPaintBufferPixmap(size, ratio), plot_(plot) {}
+    void clear(const QColor& color) override {
+        if (!plot_->fillsBuffer()) QCPPaintBufferPixmap::clear(color);
+    }
+
+private:
+    const OpaquePlot* plot_;
+};
+
 }  // namespace
 
 const QString OpaquePlot::kFillLayer = QStringLiteral("viewport fill");
@@ -31,11 +44,18 @@ OpaquePlot::OpaquePlot(QWidget* parent) : QCustomPlot(parent) {
     if (QCPLayer* overlay = layer(QStringLiteral("overlay"))) overlay->setMode(QCPLayer::lmLogical);
     addLayer(kFillLayer, layer(0), QCustomPlot::limBelow);
     new ViewportFill(this, kFillLayer);  // owned by the plot
+    // QCustomPlot keeps the buffers it holds (it makes one only when it holds none).
+    mPaintBuffers.clear();
+    mPaintBuffers.append(QSharedPointer<QCPAbstractPaintBuffer>(new FilledBuffer(viewport().size(), mBufferDevicePixelRatio, this)));
+}
+
+bool OpaquePlot::fillsBuffer() const {
+    const QCPLayer* fill = layer(kFillLayer);
+    return mPaintBuffers.size() == 1 && mBackgroundBrush.isOpaque() && fill && fill == layer(0) && fill->visible();
 }
 
 void OpaquePlot::paintEvent(QPaintEvent* event) {
-    const QCPLayer* fill = layer(kFillLayer);
-    copied_ = mPaintBuffers.size() == 1 && mBackgroundBrush.isOpaque() && fill && fill == layer(0) && fill->visible();
+    copied_ = fillsBuffer();
     if (!copied_) {
         QCustomPlot::paintEvent(event);
         return;
