@@ -5,12 +5,14 @@
 #include <cmath>
 #include <random>
 
+#include "engine/base/input_error.h"
 #include "engine/core/element_math.h"
 #include "engine/pipelines/sampler.h"
 #include "ui/common/examples.h"
 #include "ui/common/plot_data.h"
 #include "ui/common/trace_view.h"
 #include "ui/session/display_builder.h"
+#include "tests/support/random_cases.h"
 
 using namespace samplescope;
 using namespace samplescope::ui;
@@ -75,19 +77,16 @@ private slots:
     // q before, each added left to right, shown ids passed over.
     void restIsSummedInIdOrder() {
         std::mt19937_64 rng(11);
-        std::normal_distribution<double> logit(0.0, 3.0);
         const Example realistic = realisticExample();
-        for (int row = 0; row < 200; ++row) {
-            std::vector<double> logits(static_cast<std::size_t>(1 + rng() % 3000));
-            for (auto& x : logits) x = logit(rng);
-            SamplingParams params;
-            params.top_k = static_cast<std::int64_t>(rng() % 400);
-            params.top_p = 0.3 + static_cast<double>(rng() % 70) / 100.0;
-            params.min_p = static_cast<double>(rng() % 20) / 100.0;
-            params.seed = row;
-            const bool big = row % 50 == 0;
-            const SampleTrace trace = big ? trace_once(realistic.logits, params, realistic.prompt_ids, realistic.output_ids)
-                                          : trace_once(logits, params);
+        for (int row = 0; row < 300; ++row) {
+            const testing::RandomCase c = testing::random_case(rng, 3000);
+            SampleTrace trace;
+            try {
+                trace = row % 50 == 0 ? trace_once(realistic.logits, c.params, realistic.prompt_ids, realistic.output_ids)
+                                      : trace_once(c.logits, c.params, c.prompt, c.output, c.skip);
+            } catch (const InputError&) {
+                continue;  // a row the contract refuses
+            }
             const std::size_t top_n = 1 + rng() % 120;
             for (const auto& info : kStages) {
                 if (!info.contract) continue;
