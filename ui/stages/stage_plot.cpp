@@ -18,6 +18,7 @@
 #include "ui/stages/axis_label.h"
 #include "ui/stages/legend_item.h"
 #include "ui/stages/scatter_marks.h"
+#include "ui/stages/text_cache.h"
 #include "ui/stages/text_element.h"
 
 namespace samplescope::ui {
@@ -1181,6 +1182,17 @@ QStringList wrapExactly(const QString& paragraph, const QFontMetrics& metrics, i
 // Each word is measured once and a line's width taken as the sum; a paragraph
 // whose lines then measure wider (kerning across a space) is wrapped exactly.
 // The last results are kept: the plots wrap the same texts at every trace.
+// A text's advance and its middle-elided form, measured once per font (each measurement shapes
+// the text again; a replot asks for the same few every time).
+int advanceOf(const QString& text, const QFont& font) {
+    return *cachedText<int>(font, text, 256, [&] { return QFontMetrics(font).horizontalAdvance(text); });
+}
+
+QString elidedMiddle(const QString& text, const QFont& font, int width) {
+    return *cachedText<QString>(font, QString::number(width) + QLatin1Char('\x1f') + text, 256,
+                                [&] { return QFontMetrics(font).elidedText(text, Qt::ElideMiddle, width); });
+}
+
 QString wrapToWidth(const QString& text, const QFont& font, int width) {
     static QHash<QString, QString> known;  // GUI thread only
     const QString key = QString::number(width) + QLatin1Char('|') + fontKey(font) + QLatin1Char('|') + text;
@@ -1338,7 +1350,7 @@ void StagePlot::fitToSpace() {
         int widest = 0;
         if (labelled_bars_ > 0) {
             for (const auto& label : static_cast<QCPAxisTickerText*>(label_ticker_.data())->ticks()) {
-                widest = std::max(widest, tick_metrics.horizontalAdvance(label));
+                widest = std::max(widest, advanceOf(label, xAxis->tickLabelFont()));
             }
         }
         const bool upright = labelled_bars_ > 0 && per_bar >= widest + 6;
@@ -1351,14 +1363,13 @@ void StagePlot::fitToSpace() {
     }
     // An axis label wider than the plot gives way to its short form.
     if (xAxis->visible()) {
-        const QFontMetrics label_metrics(xAxis->labelFont());
         QString label = xAxis->label();
         if (label.startsWith(QStringLiteral("tokens in rank order")) || label.startsWith(QStringLiteral("rank (logit")) ||
             label == QStringLiteral("tokens by rank") || label == QStringLiteral("rank")) {
             const bool tokens = label.startsWith(QStringLiteral("tokens"));
             const QString full = tokens ? QStringLiteral("tokens in rank order (logit desc, id asc)") : QStringLiteral("rank (logit desc, id asc)");
-            label = label_metrics.horizontalAdvance(full) <= area.width() - 90 ? full
-                                                                                 : (tokens ? QStringLiteral("tokens by rank") : QStringLiteral("rank"));
+            label = advanceOf(full, xAxis->labelFont()) <= area.width() - 90 ? full
+                                                                               : (tokens ? QStringLiteral("tokens by rank") : QStringLiteral("rank"));
             xAxis->setLabel(label);
         }
     }
@@ -1373,9 +1384,8 @@ void StagePlot::fitToSpace() {
                 axis_extra + 16;
     const int notes_height = notes_.isEmpty() ? 0 : height_of(info_);
     if (area.height() - fixed - notes_height < kMinDataHeight && notes.contains(QLatin1Char('\n'))) {
-        const QFontMetrics note_metrics(info_->font());
         const QString first = notes_.section(QLatin1Char('\n'), 0, 0);
-        info_->setText(note_metrics.elidedText(first + QStringLiteral(" (more: hover)"), Qt::ElideMiddle, text_width));
+        info_->setText(elidedMiddle(first + QStringLiteral(" (more: hover)"), info_->font(), text_width));
         notes_collapsed_ = true;
     }
     // Still short (a laptop's rows of plots): the stage's summary gives way too; the tooltip holds it.
