@@ -166,7 +166,6 @@ struct PipelineTrace {
     const Values& exact_probs() const { return xtc ? xtc->probs : trace.final_probs(); }
 };
 
-// One row and its parameters, as every pipeline function takes them.
 // What a step's logprob needs of its penalised row (the maximum and the
 // partition of step 9 over all V ids), kept by a caller between its steps: a
 // step whose penalised row equals the last one's bit for bit takes these sums
@@ -180,6 +179,7 @@ struct LogprobMemo {
     double partition = 0.0;
 };
 
+// One row and its parameters, as every pipeline function takes them.
 struct PipelineInput {
     std::span<const double> logits;
     SamplingParams params;
