@@ -1178,10 +1178,6 @@ QStringList wrapExactly(const QString& paragraph, const QFontMetrics& metrics, i
     return out;
 }
 
-// Each line of `text` broken at spaces into lines no wider than `width` pixels.
-// Each word is measured once and a line's width taken as the sum; a paragraph
-// whose lines then measure wider (kerning across a space) is wrapped exactly.
-// The last results are kept: the plots wrap the same texts at every trace.
 // A text's advance and its middle-elided form, measured once per font (each measurement shapes
 // the text again; a replot asks for the same few every time).
 int advanceOf(const QString& text, const QFont& font) {
@@ -1193,6 +1189,10 @@ QString elidedMiddle(const QString& text, const QFont& font, int width) {
                                 [&] { return QFontMetrics(font).elidedText(text, Qt::ElideMiddle, width); });
 }
 
+// Each line of `text` broken at spaces into lines no wider than `width` pixels.
+// Each word is measured once and a line's width taken as the sum; a paragraph
+// whose lines then measure wider (kerning across a space) is wrapped exactly.
+// The last results are kept: the plots wrap the same texts at every trace.
 QString wrapToWidth(const QString& text, const QFont& font, int width) {
     static QHash<QString, QString> known;  // GUI thread only
     const QString key = QString::number(width) + QLatin1Char('|') + fontKey(font) + QLatin1Char('|') + text;
