@@ -162,6 +162,10 @@ void DisplayBuilder::build(TraceView& view, const std::vector<std::optional<Plot
     // unchanged stage takes the previous trace's); then both make the plot data.
     const auto start = Clock::now();
     std::atomic<bool> ranked{false};
+    // A curve reads its stage's whole rank order, a bar plot only the top N.
+    const auto rank = [&](Job& job) {
+        job.ranking = job.curve ? rankStage(trace, job.stage, orders_, true) : rankTop(trace, job.stage, view.top_n, orders_);
+    };
     // A stage's q: the previous trace's when its inputs are equal, else computed (StageProbs locks:
     // a q both threads reach is computed once).
     const auto prepare_probs = [this](const StageTrace& stage) {
@@ -197,10 +201,10 @@ void DisplayBuilder::build(TraceView& view, const std::vector<std::optional<Plot
                 // stage's in the last trace), then the bars' top N, from those orders where a bar
                 // stage shares their arrays.
                 for (auto& job : jobs) {
-                    if (!job.reuse && job.curve) job.ranking = rankStage(trace, job.stage, orders_, true);
+                    if (!job.reuse && job.curve) rank(job);
                 }
                 for (auto& job : jobs) {
-                    if (!job.reuse && !job.curve) job.ranking = rankTop(trace, job.stage, view.top_n, orders_);
+                    if (!job.reuse && !job.curve) rank(job);
                 }
             } catch (...) {
                 next_task = jobs.size() + 1;  // the helper makes nothing from a half-made ranking
@@ -226,7 +230,7 @@ void DisplayBuilder::build(TraceView& view, const std::vector<std::optional<Plot
     for (auto& job : jobs) {
         if (job.fallback) {
             job.reuse = false;
-            job.ranking = job.curve ? rankStage(trace, job.stage, orders_, true) : rankTop(trace, job.stage, view.top_n, orders_);
+            rank(job);
             job.data = makeStagePlotData(trace, job.stage, view.top_n, job.ranking, job.curve);
         } else if (job.reuse) {
             ++view.parts.reused_stages;
